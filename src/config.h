@@ -1,0 +1,32 @@
+/* config.h - every ktime setting in one struct, read once from the environment. */
+#ifndef KTIME_CONFIG_H
+#define KTIME_CONFIG_H
+
+#include <stdbool.h>
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON };
+
+struct config {
+    bool disable;            /* KTIME_DISABLE: pure pass-through */
+    long warmup;             /* KTIME_WARMUP: launches of each kernel left untimed */
+    const char *output;      /* KTIME_OUTPUT: report path, NULL = stderr (owned copy) */
+    enum report_format format; /* KTIME_FORMAT, or .json suffix of KTIME_OUTPUT */
+    int log_level;           /* KTIME_LOG */
+    long pool_cap;           /* KTIME_POOL_CAP: event pairs per context, at most */
+    long exit_wait_ms;       /* KTIME_EXIT_WAIT_MS: bound on waiting for pending events */
+    long max_kernels;        /* KTIME_MAX_KERNELS: distinct kernels tracked */
+    bool signals;            /* KTIME_SIGNALS: write the report on SIGINT/SIGTERM/SIGHUP */
+};
+
+#define CONFIG_DEFAULT_WARMUP 5
+#define CONFIG_DEFAULT_POOL_CAP 16384
+#define CONFIG_DEFAULT_EXIT_WAIT_MS 2000
+#define CONFIG_DEFAULT_MAX_KERNELS 65536
+
+/* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
+ * variable. A bad value gets one "ktime: warning:" line naming the variable and the
+ * default used. Never fails. getenv_fn is getenv in the library, a table in tests.
+ * Call once, at start-up, before other ktime threads exist. */
+void config_load(struct config *c, const char *(*getenv_fn)(const char *name));
+
+#endif

@@ -1,0 +1,237 @@
+/* drain.c - background drain of completed event pairs into aggregates. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "drain.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "log.h"
+
+#define DRAIN_BLOCKED_STREAMS 16 /* streams remembered as "not done yet" within one pass */
+
+void drain_init(struct drain *d, const struct event_ops *ops)
+{
+    d->ops = ops;
+    atomic_init(&d->npools, 0);
+    d->aggs = NULL;
+    d->tick = NULL;
+    d->started = false;
+    atomic_init(&d->stop, 0);
+    atomic_init(&d->passes, 0);
+}
+
+int drain_add_pool(struct drain *d, struct pool *p)
+{
+    uint32_t n = atomic_load_explicit(&d->npools, memory_order_relaxed);
+
+    if (n >= DRAIN_MAX_POOLS)
+        return -1;
+    d->pools[n] = p;
+    atomic_store_explicit(&d->npools, n + 1, memory_order_release);
+    return 0;
+}
+
+static struct agg *agg_get(struct drain *d, uint32_t kernel, int device)
+{
+    uint64_t key = (uint64_t)kernel << 16 | (uint16_t)device;
+    struct agg *a;
+
+    HASH_FIND(hh, d->aggs, &key, sizeof key, a);
+    if (a)
+        return a;
+    a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->key = key;
+    a->kernel = kernel;
+    a->device = device;
+    HASH_ADD(hh, d->aggs, key, sizeof a->key, a);
+    return a;
+}
+
+static bool stream_blocked(const uintptr_t *blocked, int n, uintptr_t s)
+{
+    for (int i = 0; i < n; i++)
+        if (blocked[i] == s)
+            return true;
+    return false;
+}
+
+static uint32_t pass_pool(struct drain *d, struct pool *p)
+{
+    uintptr_t blocked[DRAIN_BLOCKED_STREAMS];
+    int nblocked = 0;
+    uint32_t done = 0, keep = 0, id;
+
+    while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
+        p->pending[p->npending++] = id;
+
+    for (uint32_t j = 0; j < p->npending; j++) {
+        struct pool_slot *s = &p->slots[p->pending[j]];
+        struct agg *a;
+        float ms;
+        int r;
+
+        /* Events on one stream complete in order: once one is pending, later ones are too. */
+        if (stream_blocked(blocked, nblocked, s->stream)) {
+            p->pending[keep++] = p->pending[j];
+            continue;
+        }
+        r = d->ops->query(s->stop);
+        if (r == 1) {
+            if (nblocked < DRAIN_BLOCKED_STREAMS)
+                blocked[nblocked++] = s->stream;
+            p->pending[keep++] = p->pending[j];
+            continue;
+        }
+        a = agg_get(d, s->kernel, p->device);
+        if (r == 0 && d->ops->elapsed(s->start, s->stop, &ms) == 0) {
+            if (a)
+                stats_add(&a->st, (double)ms * 1000.0);
+        } else if (a) {
+            a->errors++;
+        }
+        pool_release(p, p->pending[j]);
+        done++;
+    }
+    p->npending = keep;
+
+    /* Grow outside the launch path when a launch found the pool empty or it runs low. */
+    uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed);
+    if (created < p->cap &&
+        (atomic_exchange_explicit(&p->want_grow, 0, memory_order_relaxed) ||
+         p->npending > created / 2)) {
+        uint32_t n = created < 256 ? 256 : created;
+        pool_grow(p, d->ops, n);
+    }
+    return done;
+}
+
+uint32_t drain_pass(struct drain *d)
+{
+    uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), done = 0;
+
+    for (uint32_t i = 0; i < n; i++)
+        done += pass_pool(d, d->pools[i]);
+    atomic_fetch_add_explicit(&d->passes, 1, memory_order_relaxed);
+    return done;
+}
+
+static uint32_t pending_total(struct drain *d)
+{
+    uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), total = 0;
+
+    for (uint32_t i = 0; i < n; i++)
+        total += d->pools[i]->npending;
+    return total;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *drain_main(void *arg)
+{
+    struct drain *d = arg;
+    long idle_us = 50;
+
+    while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
+        if (d->tick)
+            d->tick();
+        if (drain_pass(d) > 0) {
+            idle_us = 50;
+            continue;
+        }
+        /* Nothing completed: back off, less when work is in flight. */
+        sleep_us(idle_us);
+        idle_us = pending_total(d) > 0 ? 100 : (idle_us < 2000 ? idle_us * 2 : 2000);
+    }
+    return NULL;
+}
+
+int drain_start(struct drain *d)
+{
+    pthread_attr_t attr;
+    sigset_t all, old;
+    int err;
+
+    /* The drain thread must never receive the host program's signals. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    err = pthread_create(&d->thread, &attr, drain_main, d);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err == 0) {
+        d->started = true;
+#ifdef __GLIBC__
+        pthread_setname_np(d->thread, "ktime-drain");
+#endif
+    }
+    return err;
+}
+
+bool drain_stop(struct drain *d, long wait_ms)
+{
+    struct timespec ts;
+
+    if (!d->started)
+        return true;
+    atomic_store_explicit(&d->stop, 1, memory_order_release);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += wait_ms / 1000;
+    ts.tv_nsec += (wait_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    if (pthread_timedjoin_np(d->thread, NULL, &ts) != 0)
+        return false;
+    d->started = false;
+    return true;
+}
+
+uint64_t drain_finish(struct drain *d, long wait_ms)
+{
+    double deadline = now_ms() + (double)wait_ms;
+    uint64_t left = 0;
+    uint32_t n, id;
+
+    for (;;) {
+        drain_pass(d);
+        if (pending_total(d) == 0 || now_ms() >= deadline)
+            break;
+        sleep_us(100);
+    }
+    n = atomic_load_explicit(&d->npools, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        struct pool *p = d->pools[i];
+
+        /* Anything submitted after the last pass is pending too. */
+        while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
+            p->pending[p->npending++] = id;
+        for (uint32_t j = 0; j < p->npending; j++) {
+            struct agg *a = agg_get(d, p->slots[p->pending[j]].kernel, p->device);
+            if (a)
+                a->incomplete++;
+            left++;
+        }
+        p->npending = 0;
+    }
+    return left;
+}

@@ -1,0 +1,65 @@
+/* drain.h - the background thread that turns completed event pairs into per-kernel,
+ * per-device aggregates and gives the pairs back to their pools. */
+#ifndef KTIME_DRAIN_H
+#define KTIME_DRAIN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uthash.h>
+
+#include "pool.h"
+#include "stats.h"
+
+#define DRAIN_MAX_POOLS 256
+
+/* One kernel on one device. */
+struct agg {
+    uint64_t key;          /* kernel id << 16 | device */
+    uint32_t kernel;       /* ktab id */
+    int device;
+    struct stats st;       /* timed samples, in microseconds */
+    uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */
+    uint64_t incomplete;   /* pairs still pending when the exit wait ran out */
+    UT_hash_handle hh;
+};
+
+struct drain {
+    const struct event_ops *ops;
+    struct pool *pools[DRAIN_MAX_POOLS];
+    _Atomic uint32_t npools;
+    struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
+    void (*tick)(void);          /* called by the drain thread on every pass, if set */
+    pthread_t thread;
+    bool started;
+    _Atomic int stop;
+    _Atomic uint64_t passes;     /* for tests and debug logging */
+};
+
+/* Prepares d. No thread yet. */
+void drain_init(struct drain *d, const struct event_ops *ops);
+
+/* Publishes a pool so that the drain polls it. Returns 0, or -1 when DRAIN_MAX_POOLS
+ * are in use. Callers serialize among themselves (ktime holds its set-up mutex). */
+int drain_add_pool(struct drain *d, struct pool *p);
+
+/* Starts the drain thread. Returns 0 or an errno value. */
+int drain_start(struct drain *d);
+
+/* One pass over every pool: takes submitted pairs, folds completed ones, recycles them,
+ * grows pools that ran short. Returns the number of pairs completed. Drain thread only
+ * (or the owner of d once the thread has stopped). */
+uint32_t drain_pass(struct drain *d);
+
+/* Asks the thread to stop and waits for it at most wait_ms. Returns true when it has
+ * stopped (or never started). Any thread but the drain thread. */
+bool drain_stop(struct drain *d, long wait_ms);
+
+/* Polls until no pair is pending or wait_ms has passed, then counts what is left as
+ * incomplete. Returns the number left incomplete. Only once the thread has stopped,
+ * or from the drain thread itself. */
+uint64_t drain_finish(struct drain *d, long wait_ms);
+
+#endif

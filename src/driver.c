@@ -1,0 +1,117 @@
+/* driver.c - real driver entry points used by ktime itself, and event operations. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "driver.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+struct driver_api drv;
+
+bool driver_load(void *gpa)
+{
+    static const struct {
+        const char *name;
+        void **slot;
+    } want[] = {
+        { "cuEventCreate", (void **)&drv.EventCreate },
+        { "cuEventRecord", (void **)&drv.EventRecord },
+        { "cuEventQuery", (void **)&drv.EventQuery },
+        { "cuEventElapsedTime", (void **)&drv.EventElapsedTime },
+        { "cuStreamGetCtx", (void **)&drv.StreamGetCtx },
+        { "cuStreamIsCapturing", (void **)&drv.StreamIsCapturing },
+        { "cuCtxGetCurrent", (void **)&drv.CtxGetCurrent },
+        { "cuCtxPushCurrent", (void **)&drv.CtxPushCurrent },
+        { "cuCtxPopCurrent", (void **)&drv.CtxPopCurrent },
+        { "cuCtxGetDevice", (void **)&drv.CtxGetDevice },
+        { "cuDeviceGetName", (void **)&drv.DeviceGetName },
+        { "cuDriverGetVersion", (void **)&drv.DriverGetVersion },
+        { "cuKernelGetName", (void **)&drv.KernelGetName },
+        { "cuFuncGetName", (void **)&drv.FuncGetName },
+    };
+    bool ok = true;
+
+    drv.GetProcAddress = (CUresult(*)(const char *, void **, int, cuuint64_t,
+                                      CUdriverProcAddressQueryResult *))gpa;
+    if (!drv.GetProcAddress)
+        return false;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CUdriverProcAddressQueryResult status;
+        void *p = NULL;
+        /* Ask for the ABI of the headers ktime was built with, legacy-stream flavour:
+         * per-thread streams are named explicitly with CU_STREAM_PER_THREAD. */
+        if (drv.GetProcAddress(want[i].name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+                               &status) != CUDA_SUCCESS || !p) {
+            log_warn("the CUDA driver has no %s; timing is off", want[i].name);
+            ok = false;
+        }
+        *want[i].slot = p;
+    }
+    return ok;
+}
+
+static int ev_create(void *ctx, void **start, void **stop)
+{
+    CUcontext cur = NULL, popped;
+    CUevent a = NULL, b = NULL;
+    bool pushed = false;
+    int rc = -1;
+
+    /* Events belong to the context current at creation: make ctx current if need be. */
+    if (drv.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != (CUcontext)ctx) {
+        if (drv.CtxPushCurrent((CUcontext)ctx) != CUDA_SUCCESS)
+            return -1;
+        pushed = true;
+    }
+    if (drv.EventCreate(&a, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+        drv.EventCreate(&b, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+        *start = a;
+        *stop = b;
+        rc = 0;
+    }
+    /* A lone event left over on failure is a few bytes; destroying it is not worth a
+     * pointer we would otherwise never need. */
+    if (pushed)
+        drv.CtxPopCurrent(&popped);
+    return rc;
+}
+
+static int ev_query(void *stop)
+{
+    CUresult r = drv.EventQuery((CUevent)stop);
+
+    if (r == CUDA_SUCCESS)
+        return 0;
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    log_debug("cuEventQuery failed with %d", (int)r);
+    return -1;
+}
+
+static int ev_elapsed(void *start, void *stop, float *ms)
+{
+    CUresult r = drv.EventElapsedTime(ms, (CUevent)start, (CUevent)stop);
+
+    if (r != CUDA_SUCCESS)
+        log_debug("cuEventElapsedTime failed with %d", (int)r);
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+const struct event_ops driver_event_ops = {
+    .create = ev_create,
+    .query = ev_query,
+    .elapsed = ev_elapsed,
+};
+
+bool driver_kernel_name(void *handle, char *buf, size_t size)
+{
+    const char *name = NULL;
+
+    if (!(drv.KernelGetName && drv.KernelGetName(&name, (CUkernel)handle) == CUDA_SUCCESS &&
+          name) &&
+        !(drv.FuncGetName && drv.FuncGetName(&name, (CUfunction)handle) == CUDA_SUCCESS && name))
+        return false;
+    snprintf(buf, size, "%s", name);
+    return true;
+}

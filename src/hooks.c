@@ -1,0 +1,255 @@
+/* hooks.c - interposition: the exported CUDA launch entry points, dlsym, and
+ * cuGetProcAddress, all generated from hooks.def. Thin: every wrapper has the same shape
+ * (real pointer -> should it be timed? -> call real -> record -> real result). */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <cuda.h>
+#undef cuGetProcAddress /* cuda.h renames it to _v2; both are real exported symbols */
+
+#include "ktime_internal.h"
+#include "launch.h"
+#include "log.h"
+
+/* ---- the table ---- */
+
+enum hook_id {
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) HOOK_##name,
+#define HOOK_OTHER(name) HOOK_##name,
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+    HOOK_COUNT
+};
+
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)                        \
+    typedef CUresult (*name##_fn) params;                                                  \
+    KTIME_EXPORT CUresult name params;
+#define HOOK_OTHER(name)
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+typedef CUresult (*cuGetProcAddress_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, cuuint64_t,
+                                           CUdriverProcAddressQueryResult *);
+KTIME_EXPORT CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
+KTIME_EXPORT CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t,
+                                          CUdriverProcAddressQueryResult *);
+
+static const char *const hook_name[HOOK_COUNT] = {
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) #name,
+#define HOOK_OTHER(name) #name,
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+};
+
+static void *const hook_wrapper[HOOK_COUNT] = {
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) (void *)name,
+#define HOOK_OTHER(name) (void *)name,
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+};
+
+/* The driver's own function behind each hook, by pointer. */
+static void *_Atomic hook_real[HOOK_COUNT];
+
+/* ---- finding real symbols ---- */
+
+typedef void *(*dlsym_fn)(void *, const char *);
+static dlsym_fn real_dlsym_ptr;
+
+static dlsym_fn real_dlsym(void)
+{
+    dlsym_fn f = __atomic_load_n(&real_dlsym_ptr, __ATOMIC_ACQUIRE);
+
+    if (!f) {
+        /* dlvsym is not interposed, so this finds libc's (or libdl's) dlsym. */
+        f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!f)
+            f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        __atomic_store_n(&real_dlsym_ptr, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+static void *libcuda_handle(void)
+{
+    static void *_Atomic handle;
+    void *h = atomic_load(&handle);
+
+    if (!h) {
+        /* Only a libcuda the process already loaded: ktime never loads the driver. */
+        h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            h = dlopen("libcuda.so", RTLD_LAZY | RTLD_NOLOAD);
+        if (h)
+            atomic_store(&handle, h);
+    }
+    return h;
+}
+
+void *hooks_driver_symbol(const char *name)
+{
+    void *h = libcuda_handle();
+    dlsym_fn f = real_dlsym();
+
+    return h && f ? f(h, name) : NULL;
+}
+
+static bool is_wrapper(void *p)
+{
+    for (int i = 0; i < HOOK_COUNT; i++)
+        if (hook_wrapper[i] == p)
+            return true;
+    return false;
+}
+
+/* Resolves the whole table from the libcuda the process loaded, once it is loaded. */
+static void bind_table(void)
+{
+    static _Atomic int bound;
+
+    if (atomic_load_explicit(&bound, memory_order_acquire) || !libcuda_handle())
+        return;
+    for (int j = 0; j < HOOK_COUNT; j++) {
+        void *q = hooks_driver_symbol(hook_name[j]);
+        void *expected = NULL;
+        if (q && !is_wrapper(q))
+            atomic_compare_exchange_strong(&hook_real[j], &expected, q);
+    }
+    atomic_store_explicit(&bound, 1, memory_order_release);
+}
+
+/* The real function of hook i, or NULL when the driver has none. */
+static inline void *real_of(int i)
+{
+    void *p = atomic_load_explicit(&hook_real[i], memory_order_acquire);
+
+    if (p)
+        return p;
+    bind_table();
+    return atomic_load_explicit(&hook_real[i], memory_order_acquire);
+}
+
+/* Maps a pointer the driver handed out to our wrapper for it, by identity. */
+static void *swap_for_wrapper(void *p)
+{
+    for (int i = 0; i < HOOK_COUNT; i++)
+        if (real_of(i) == p)
+            return hook_wrapper[i];
+    return p;
+}
+
+/* ---- launch wrappers ---- */
+
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)                        \
+    CUresult name params                                                                   \
+    {                                                                                      \
+        name##_fn real = (name##_fn)real_of(HOOK_##name);                                  \
+        struct launch L;                                                                   \
+        CUresult r;                                                                        \
+        if (!real)                                                                         \
+            return CUDA_ERROR_NOT_INITIALIZED;                                             \
+        if (!launch_begin(&L, (void *)(handle), kind, (stream), ptds))                     \
+            return real args;                                                              \
+        r = real args;                                                                     \
+        launch_end(&L, r);                                                                 \
+        return r;                                                                          \
+    }
+#define HOOK_OTHER(name)
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+
+/* ---- symbol lookup ---- */
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status)
+{
+    cuGetProcAddress_v2_fn real = (cuGetProcAddress_v2_fn)real_of(HOOK_cuGetProcAddress_v2);
+    CUresult r;
+
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    r = real(symbol, pfn, version, flags, status);
+    if (r == CUDA_SUCCESS && pfn && *pfn)
+        *pfn = swap_for_wrapper(*pfn);
+    return r;
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    cuGetProcAddress_fn real = (cuGetProcAddress_fn)real_of(HOOK_cuGetProcAddress);
+    CUresult r;
+
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    r = real(symbol, pfn, version, flags);
+    if (r == CUDA_SUCCESS && pfn && *pfn)
+        *pfn = swap_for_wrapper(*pfn);
+    return r;
+}
+
+/* dlsym(RTLD_NEXT, name) as the caller would have had it: the first object after the
+ * caller's, in load order, that defines name. Forwarding RTLD_NEXT from here would search
+ * after libktime instead, and change the answer. */
+static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
+{
+    struct link_map *self = NULL, *owner;
+    Dl_info info;
+
+    if (!dladdr1(caller, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
+        return NULL;
+    for (struct link_map *l = self->l_next; l; l = l->l_next) {
+        void *h, *p;
+
+        if (!l->l_name || !*l->l_name)
+            continue;
+        h = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        p = real(h, name);
+        dlclose(h);
+        /* dlsym(h) also searches h's dependencies: keep only a definition in l itself. */
+        if (p && dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner == l)
+            return p;
+    }
+    return NULL;
+}
+
+static int hook_by_name(const char *name)
+{
+    if (!name || name[0] != 'c' || name[1] != 'u')
+        return -1;
+    for (int i = 0; i < HOOK_COUNT; i++)
+        if (strcmp(name, hook_name[i]) == 0)
+            return i;
+    return -1;
+}
+
+KTIME_EXPORT void *dlsym(void *handle, const char *name)
+{
+    dlsym_fn real = real_dlsym();
+    void *p;
+    int i;
+
+    if (!real)
+        return NULL;
+    p = handle == RTLD_NEXT ? next_symbol(real, name, __builtin_return_address(0))
+                            : real(handle, name);
+    i = hook_by_name(name);
+    if (i < 0 || !p)
+        return p;
+    if (p != hook_wrapper[i]) {
+        void *expected = NULL;
+        atomic_compare_exchange_strong(&hook_real[i], &expected, p);
+    }
+    return hook_wrapper[i];
+}

@@ -1,0 +1,69 @@
+/* ktab.c - lock-free open-addressing hash table of kernel handles. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "ktab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ktab_init(struct ktab *t, uint32_t max)
+{
+    uint32_t size = 64;
+
+    while (size < 2 * max)
+        size <<= 1;
+    /* calloc of a large block maps zero pages: memory is touched only as kernels appear. */
+    t->slots = calloc(size, sizeof *t->slots);
+    if (!t->slots)
+        return -1;
+    t->mask = size - 1;
+    t->max = max;
+    atomic_init(&t->count, 0);
+    return 0;
+}
+
+static inline uint32_t hash_ptr(uintptr_t k)
+{
+    uint64_t x = (uint64_t)k;
+
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted)
+{
+    uint32_t i = hash_ptr(key) & t->mask;
+
+    *inserted = false;
+    for (uint32_t probes = 0; probes <= t->mask; probes++, i = (i + 1) & t->mask) {
+        struct ktab_entry *e = &t->slots[i];
+        uintptr_t cur = atomic_load_explicit(&e->key, memory_order_acquire);
+
+        if (cur == key)
+            return e;
+        if (cur != 0)
+            continue;
+        /* Empty: claim it, unless the table already holds max entries. */
+        if (atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed) >= t->max) {
+            atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
+            return NULL;
+        }
+        if (atomic_compare_exchange_strong_explicit(&e->key, &cur, key, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            *inserted = true;
+            return e;
+        }
+        atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
+        if (cur == key) /* another thread inserted the same key here */
+            return e;
+    }
+    return NULL;
+}
+
+void ktab_set_name(struct ktab_entry *e, const char *name)
+{
+    char *copy = strdup(name ? name : "");
+
+    atomic_store_explicit(&e->name, copy, memory_order_release);
+}

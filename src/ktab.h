@@ -1,0 +1,48 @@
+/* ktab.h - the table of launched kernels (and graphs): fixed capacity, lock-free,
+ * keyed by the driver's handle. The only lookup on the launch path. */
+#ifndef KTIME_KTAB_H
+#define KTIME_KTAB_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ktab_kind { KTAB_KERNEL = 0, KTAB_GRAPH = 1 };
+
+struct ktab_entry {
+    alignas(64) _Atomic uintptr_t key; /* handle; 0 = empty slot */
+    _Atomic(char *) name;              /* mangled name, copied once; NULL until named */
+    _Atomic uint32_t kind;             /* enum ktab_kind */
+    _Atomic uint64_t calls;            /* every launch seen, warmup included */
+    _Atomic uint64_t captured;         /* launches into a capturing stream */
+    _Atomic uint64_t dropped;          /* passed through untimed: pool empty, event error */
+    _Atomic uint64_t failed;           /* the launch call itself returned an error */
+};
+
+struct ktab {
+    struct ktab_entry *slots;
+    uint32_t mask;              /* slots - 1; slots is a power of two >= 2 * max */
+    uint32_t max;               /* entries allowed, at most */
+    _Atomic uint32_t count;     /* entries used */
+};
+
+/* Allocates a table for max entries. Returns 0, or -1 when out of memory.
+ * Call once, before any other thread uses t. */
+int ktab_init(struct ktab *t, uint32_t max);
+
+/* Finds the entry of key (nonzero), or creates it. *inserted is true when this call
+ * created it: the caller then names it with ktab_set_name(). Returns NULL when the table
+ * is full. Any thread; lock-free; never allocates. */
+struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted);
+
+/* Gives e a name (copied). Called once, by the thread that inserted e. */
+void ktab_set_name(struct ktab_entry *e, const char *name);
+
+/* The entry's position: a stable small id. */
+static inline uint32_t ktab_id(const struct ktab *t, const struct ktab_entry *e)
+{
+    return (uint32_t)(e - t->slots);
+}
+
+#endif

@@ -1,0 +1,370 @@
+/* ktime.c - start-up, per-context set-up, and the report at exit. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "ktime.h"
+#include "ktime_internal.h"
+#include "launch.h"
+#include "log.h"
+#include "state.h"
+
+struct ktime_state kt = {
+    .setup_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+#define POOL_INITIAL_PAIRS 256
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+static void on_fork_child(void)
+{
+    /* The child has no drain thread and must not write the parent's report. */
+    atomic_store(&kt.phase, PHASE_OFF);
+}
+
+__attribute__((constructor)) static void ktime_init(void)
+{
+    config_load(&kt.cfg, env_get);
+    kt.owner = getpid();
+    if (kt.cfg.disable) {
+        log_info("disabled by KTIME_DISABLE; every call passes through");
+        return;
+    }
+    if (ktab_init(&kt.ktab, (uint32_t)kt.cfg.max_kernels) != 0) {
+        log_warn("out of memory at start-up; timing is off");
+        return;
+    }
+    drain_init(&kt.drain, &driver_event_ops);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    atomic_store(&kt.phase, PHASE_ON);
+}
+
+bool ktime_driver_ready(void)
+{
+    int st = atomic_load_explicit(&kt.driver_state, memory_order_acquire);
+
+    if (st != 0)
+        return st > 0;
+    pthread_mutex_lock(&kt.setup_lock);
+    st = atomic_load_explicit(&kt.driver_state, memory_order_relaxed);
+    if (st == 0) {
+        void *gpa = hooks_driver_symbol("cuGetProcAddress_v2");
+        st = gpa && driver_load(gpa) ? 1 : -1;
+        if (st < 0)
+            log_warn("could not resolve the CUDA driver's entry points; timing is off");
+        atomic_store_explicit(&kt.driver_state, st, memory_order_release);
+    }
+    pthread_mutex_unlock(&kt.setup_lock);
+    return st > 0;
+}
+
+static void record_device(CUdevice dev)
+{
+    int n = atomic_load(&kt.ndevices);
+    struct report_device *d;
+
+    for (int i = 0; i < n; i++)
+        if (kt.devices[i].ordinal == (int)dev)
+            return;
+    if (n >= KTIME_MAX_DEVICES)
+        return;
+    d = &kt.devices[n];
+    d->ordinal = (int)dev;
+    if (drv.DeviceGetName(d->name, (int)sizeof d->name, dev) != CUDA_SUCCESS)
+        snprintf(d->name, sizeof d->name, "unknown");
+    if (drv.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
+        d->driver_version = 0;
+    atomic_store(&kt.ndevices, n + 1);
+}
+
+struct pool *ktime_pool_create(CUcontext ctx)
+{
+    struct pool *p = NULL;
+    CUcontext cur = NULL, popped;
+    CUdevice dev = -1;
+    bool pushed = false;
+    uint32_t n;
+
+    pthread_mutex_lock(&kt.setup_lock);
+    n = atomic_load(&kt.drain.npools);
+    for (uint32_t i = 0; i < n; i++)
+        if (kt.drain.pools[i]->ctx == (void *)ctx) {
+            p = kt.drain.pools[i];
+            goto out;
+        }
+    if (drv.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != ctx) {
+        if (drv.CtxPushCurrent(ctx) != CUDA_SUCCESS)
+            goto out;
+        pushed = true;
+    }
+    if (drv.CtxGetDevice(&dev) != CUDA_SUCCESS)
+        dev = -1;
+    if (pushed)
+        drv.CtxPopCurrent(&popped);
+    if (dev < 0)
+        goto out;
+    p = calloc(1, sizeof *p);
+    if (!p || pool_init(p, &driver_event_ops, ctx, (int)dev, (uint32_t)kt.cfg.pool_cap,
+                        POOL_INITIAL_PAIRS) != 0 ||
+        drain_add_pool(&kt.drain, p) != 0) {
+        log_warn("could not set up CUDA events for device %d; its launches are not timed",
+                 (int)dev);
+        /* A half-made pool is left allocated: it may hold events, and this happens once. */
+        p = NULL;
+        goto out;
+    }
+    record_device(dev);
+    if (!kt.drain.started) {
+        int err = drain_start(&kt.drain);
+        if (err)
+            log_warn("could not start the drain thread (%s); timing is off", strerror(err));
+    }
+    log_debug("pool for device %d: %u event pairs, cap %ld", (int)dev,
+              atomic_load(&p->created), kt.cfg.pool_cap);
+out:
+    pthread_mutex_unlock(&kt.setup_lock);
+    return p;
+}
+
+/* ---------------------------------------------------------------- exit and report */
+
+static void report_finish(bool from_drain_thread);
+
+static void on_exit_handler(void)
+{
+    report_finish(false);
+}
+
+static void on_signal(int sig)
+{
+    if (kt.pending_signal || !kt.drain.started) {
+        /* Second signal, or nothing to wait for: die as the program would have. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    kt.pending_signal = sig;
+}
+
+/* Runs on the drain thread: a terminating signal arrived, write the report, then let the
+ * signal do what it would have done. */
+static void drain_tick(void)
+{
+    int sig = kt.pending_signal;
+
+    if (!sig)
+        return;
+    report_finish(true);
+    signal(sig, SIG_DFL);
+    kill(getpid(), sig);
+}
+
+void ktime_register_exit(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+    if (atomic_exchange(&kt.registered, 1))
+        return;
+    if (atexit(on_exit_handler) != 0)
+        log_warn("could not register the exit handler; no report will be written");
+    if (!kt.cfg.signals)
+        return;
+    kt.drain.tick = drain_tick;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        /* Only where the program left the default (terminate): its own handlers win. */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* The command line, from /proc/self/cmdline. */
+static int read_argv(char *buf, size_t size, const char **argv, int max)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), argc = 0;
+    ssize_t n = 0, r;
+
+    if (fd < 0)
+        return 0;
+    while ((size_t)n < size - 1 && (r = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
+        n += r;
+    close(fd);
+    buf[n] = '\0';
+    for (ssize_t i = 0; i < n && argc < max; i += (ssize_t)strlen(buf + i) + 1)
+        argv[argc++] = buf + i;
+    return argc;
+}
+
+static int device_index(const struct report *r, int ordinal)
+{
+    for (int i = 0; i < r->ndevices; i++)
+        if (r->devices[i].ordinal == ordinal)
+            return i;
+    return -1;
+}
+
+/* Rows by mangled name: one kernel loaded in several modules or contexts has several
+ * handles, and is one row. */
+struct name_row {
+    const char *name;
+    struct report_kernel *rk;
+    UT_hash_handle hh;
+};
+
+static struct report_kernel *build_kernels(struct report *r, size_t *count)
+{
+    struct ktab *t = &kt.ktab;
+    uint32_t used = atomic_load(&t->count);
+    struct report_kernel *ks = calloc(used ? used : 1, sizeof *ks);
+    struct name_row *byname = NULL, *nr, *tmp;
+    struct agg *a, *atmp;
+    size_t n = 0;
+    uint32_t *row_of = calloc((size_t)t->mask + 1, sizeof *row_of);
+
+    if (!ks || !row_of) {
+        free(ks);
+        free(row_of);
+        return NULL;
+    }
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        struct ktab_entry *e = &t->slots[i];
+        const char *name;
+        struct report_kernel *rk;
+
+        if (!atomic_load(&e->key))
+            continue;
+        name = atomic_load(&e->name);
+        if (!name)
+            name = "<unnamed>";
+        HASH_FIND_STR(byname, name, nr);
+        if (nr) {
+            rk = nr->rk;
+        } else {
+            rk = &ks[n++];
+            rk->mangled = name;
+            rk->kind = atomic_load(&e->kind) == KTAB_GRAPH ? REPORT_GRAPH : REPORT_KERNEL;
+            rk->per_dev = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->per_dev);
+            nr = calloc(1, sizeof *nr);
+            if (!rk->per_dev || !nr) {
+                free(nr);
+                n--;
+                continue;
+            }
+            nr->name = name;
+            nr->rk = rk;
+            HASH_ADD_KEYPTR(hh, byname, nr->name, strlen(nr->name), nr);
+        }
+        uint64_t calls = atomic_load(&e->calls);
+        rk->calls += calls;
+        rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
+        rk->captured += atomic_load(&e->captured);
+        rk->dropped += atomic_load(&e->dropped);
+        rk->failed += atomic_load(&e->failed);
+        row_of[i] = (uint32_t)(rk - ks) + 1;
+    }
+    HASH_ITER(hh, kt.drain.aggs, a, atmp) {
+        uint32_t row = a->kernel <= t->mask ? row_of[a->kernel] : 0;
+        int d = device_index(r, a->device);
+        if (!row || d < 0)
+            continue;
+        stats_merge(&ks[row - 1].per_dev[d], &a->st);
+        /* Pairs the driver could not resolve are drops of reason event_error. */
+        ks[row - 1].dropped += a->errors;
+        ks[row - 1].incomplete += a->incomplete;
+        r->drops[DROP_EVENT_ERROR] += a->errors;
+    }
+    HASH_ITER(hh, byname, nr, tmp) {
+        HASH_DEL(byname, nr);
+        free(nr);
+    }
+    free(row_of);
+    *count = n;
+    return ks;
+}
+
+static int write_report(FILE *f, struct report *r)
+{
+    return kt.cfg.format == FORMAT_JSON ? report_write_json(f, r) : report_write_text(f, r);
+}
+
+static void report_finish(bool from_drain_thread)
+{
+    static char cmdline[16384];
+    const char *argv[256];
+    struct report r;
+    const char *note = NULL;
+    FILE *f = NULL;
+    int expected = PHASE_ON;
+
+    if (getpid() != kt.owner ||
+        !atomic_compare_exchange_strong(&kt.phase, &expected, PHASE_EXITING))
+        return;
+    launch_busy = 1;
+    if (!from_drain_thread && !drain_stop(&kt.drain, kt.cfg.exit_wait_ms + 1000))
+        note = "the drain thread did not stop in time; figures may miss the last samples";
+    else
+        drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
+
+    memset(&r, 0, sizeof r);
+    r.version = PACKAGE_VERSION;
+    r.argc = read_argv(cmdline, sizeof cmdline, argv, 256);
+    r.argv = argv;
+    r.pid = (long)getpid();
+    r.warmup = kt.cfg.warmup;
+    r.devices = kt.devices;
+    r.ndevices = atomic_load(&kt.ndevices);
+    for (int i = 0; i < DROP_NREASONS; i++)
+        r.drops[i] = atomic_load(&kt.drops[i]);
+    r.note = note;
+    r.kernels = build_kernels(&r, &r.nkernels);
+    if (!r.kernels) {
+        log_warn("out of memory while writing the report");
+        return;
+    }
+
+    if (kt.cfg.output) {
+        f = fopen(kt.cfg.output, "w");
+        if (!f)
+            log_warn("cannot open KTIME_OUTPUT '%s' (%s); the report follows on stderr",
+                     kt.cfg.output, strerror(errno));
+    }
+    if (f) {
+        int rc = write_report(f, &r);
+        int err = errno;
+        if (fclose(f) != 0 && rc == 0) {
+            rc = -1;
+            err = errno;
+        }
+        if (rc == 0) {
+            log_info("report written to %s", kt.cfg.output);
+            return;
+        }
+        log_warn("writing KTIME_OUTPUT '%s' failed (%s); the report follows on stderr",
+                 kt.cfg.output, strerror(err));
+    }
+    fflush(stderr);
+    if (write_report(stderr, &r) != 0)
+        log_warn("the report could not be written to stderr either");
+}
+
+KTIME_EXPORT const char *ktime_version(void)
+{
+    return PACKAGE_VERSION;
+}

@@ -1,0 +1,29 @@
+/* ktime_internal.h - lifecycle entry points used by the interposition layer. */
+#ifndef KTIME_INTERNAL_H
+#define KTIME_INTERNAL_H
+
+#include <stdbool.h>
+#include <cuda.h>
+
+#include "pool.h"
+
+/* Marks what libktime exports; everything else is hidden (-fvisibility=hidden). */
+#define KTIME_EXPORT __attribute__((visibility("default")))
+
+/* True once ktime's own driver pointers are resolved; resolves them on first call.
+ * Any thread; takes the set-up lock only the first time. */
+bool ktime_driver_ready(void);
+
+/* Installs the exit handler (and the signal handlers) once. Called at the first launch:
+ * an atexit() handler registered then runs before the CUDA runtime's own teardown. */
+void ktime_register_exit(void);
+
+/* Creates, registers and returns the event pool of ctx, or NULL (timing off for ctx).
+ * Takes the set-up lock: first timed launch in each context only. */
+struct pool *ktime_pool_create(CUcontext ctx);
+
+/* A real driver symbol by exported name, from the libcuda the process uses, or NULL.
+ * Defined by the interposition layer. */
+void *hooks_driver_symbol(const char *name);
+
+#endif

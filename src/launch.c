@@ -1,0 +1,128 @@
+/* launch.c - the slow parts of a launch: first sight of a kernel, the bracketing with
+ * pooled events, per-context pools. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "launch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "driver.h"
+#include "ktime_internal.h"
+#include "log.h"
+
+__thread int launch_busy __attribute__((tls_model("initial-exec")));
+
+/* The pool of the context this thread used last: most threads use one context. */
+static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
+static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
+
+static inline void drop(struct ktab_entry *k, int reason)
+{
+    atomic_fetch_add_explicit(&kt.drops[reason], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->dropped, 1, memory_order_relaxed);
+}
+
+void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
+{
+    char name[4096];
+
+    launch_busy = 1;
+    atomic_store_explicit(&k->kind, (uint32_t)kind, memory_order_relaxed);
+    if (kind == KTAB_GRAPH)
+        snprintf(name, sizeof name, "graph exec %p", handle);
+    else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
+        snprintf(name, sizeof name, "<kernel %p>", handle);
+    ktab_set_name(k, name);
+    ktime_register_exit();
+    launch_busy = 0;
+}
+
+static bool special_stream(CUstream s)
+{
+    return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+}
+
+static struct pool *pool_for(CUcontext ctx)
+{
+    uint32_t n;
+
+    if (tls_ctx == ctx && tls_pool)
+        return tls_pool;
+    n = atomic_load_explicit(&kt.drain.npools, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        if (kt.drain.pools[i]->ctx == (void *)ctx) {
+            tls_ctx = ctx;
+            tls_pool = kt.drain.pools[i];
+            return tls_pool;
+        }
+    tls_pool = ktime_pool_create(ctx);
+    tls_ctx = tls_pool ? ctx : NULL;
+    return tls_pool;
+}
+
+bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+{
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUstream es = (ptds && s == NULL) ? CU_STREAM_PER_THREAD : s;
+    CUcontext ctx = NULL;
+    struct pool *p;
+    uint32_t slot;
+    CUresult r;
+
+    launch_busy = 1;
+    if (!ktime_driver_ready()) {
+        drop(k, DROP_EVENT_ERROR);
+        goto untimed;
+    }
+    /* Recording or querying an event in a capturing stream would add to or invalidate the
+     * user's graph: such launches are only counted. An error counts as capturing. */
+    if (drv.StreamIsCapturing(es, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+        atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
+        goto untimed;
+    }
+    r = special_stream(es) ? drv.CtxGetCurrent(&ctx) : drv.StreamGetCtx(es, &ctx);
+    if (r != CUDA_SUCCESS || !ctx || !(p = pool_for(ctx))) {
+        drop(k, DROP_NO_CONTEXT);
+        goto untimed;
+    }
+    if (!pool_acquire(p, &slot)) {
+        drop(k, DROP_POOL_EXHAUSTED);
+        goto untimed;
+    }
+    if (drv.EventRecord((CUevent)p->slots[slot].start, es) != CUDA_SUCCESS) {
+        pool_release(p, slot);
+        drop(k, DROP_EVENT_ERROR);
+        goto untimed;
+    }
+    L->k = k;
+    L->pool = p;
+    L->slot = slot;
+    L->stream = es;
+    launch_busy = 0;
+    return true;
+untimed:
+    launch_busy = 0;
+    return false;
+}
+
+void launch_end(struct launch *L, CUresult r)
+{
+    struct pool_slot *s = &L->pool->slots[L->slot];
+
+    if (r != CUDA_SUCCESS) {
+        /* Nothing was enqueued: the start event is simply re-recorded next time. */
+        atomic_fetch_add_explicit(&L->k->failed, 1, memory_order_relaxed);
+        pool_release(L->pool, L->slot);
+        return;
+    }
+    launch_busy = 1;
+    if (drv.EventRecord((CUevent)s->stop, L->stream) != CUDA_SUCCESS) {
+        pool_release(L->pool, L->slot);
+        drop(L->k, DROP_EVENT_ERROR);
+    } else {
+        s->kernel = ktab_id(&kt.ktab, L->k);
+        s->stream = (uintptr_t)L->stream;
+        pool_submit(L->pool, L->slot);
+    }
+    launch_busy = 0;
+}

@@ -1,0 +1,53 @@
+/* launch.h - what every launch wrapper does around the real call. The fast path
+ * (disabled, warmup) is inline: a phase check, a table lookup and a counter. */
+#ifndef KTIME_LAUNCH_H
+#define KTIME_LAUNCH_H
+
+#include <stdbool.h>
+#include <cuda.h>
+
+#include "state.h"
+
+struct launch {
+    struct ktab_entry *k;
+    struct pool *pool;
+    uint32_t slot;
+    CUstream stream;       /* where the events go: the per-thread stream made explicit */
+};
+
+/* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */
+extern __thread int launch_busy __attribute__((tls_model("initial-exec")));
+
+/* First sight of a handle: names it, installs the exit handlers. Slow path, once each. */
+void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
+
+/* The bracketing part of launch_begin(): capture check, pool, start event. */
+bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds);
+
+/* After the real call of a bracketed launch: the stop event, or the failure. */
+void launch_end(struct launch *L, CUresult r);
+
+/* Decides whether a launch of `handle` on stream s gets events; when it returns true the
+ * start event is recorded and launch_end() must follow the real call. Never blocks. */
+static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds)
+{
+    struct ktab_entry *k;
+    bool inserted;
+
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+        !handle)
+        return false;
+    k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
+    if (!k) {
+        atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
+        return false;
+    }
+    if (inserted)
+        launch_first_seen(k, handle, kind);
+    if (atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed) <
+        (uint64_t)kt.cfg.warmup)
+        return false;
+    return launch_begin_timed(L, k, s, ptds);
+}
+
+#endif

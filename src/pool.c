@@ -1,0 +1,47 @@
+/* pool.c - creation and growth of per-context event pools. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "pool.h"
+
+#include <stdlib.h>
+
+#include "log.h"
+
+int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device,
+              uint32_t cap, uint32_t initial)
+{
+    p->ctx = ctx;
+    p->device = device;
+    p->cap = cap;
+    atomic_init(&p->created, 0);
+    atomic_init(&p->want_grow, 0);
+    p->npending = 0;
+    p->slots = calloc(cap, sizeof *p->slots);
+    p->pending = calloc(cap, sizeof *p->pending);
+    if (!p->slots || !p->pending || mpmc_init(&p->free_q, cap) != 0 ||
+        mpmc_init(&p->submit_q, cap) != 0)
+        return -1;
+    if (pool_grow(p, ops, initial < cap ? initial : cap) == 0)
+        return -1;
+    return 0;
+}
+
+uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
+{
+    uint32_t have = atomic_load_explicit(&p->created, memory_order_relaxed);
+    uint32_t made = 0;
+
+    while (made < n && have + made < p->cap) {
+        struct pool_slot *s = &p->slots[have + made];
+
+        if (ops->create(p->ctx, &s->start, &s->stop) != 0) {
+            log_warn("could not create CUDA events on device %d; %u pairs in its pool", p->device,
+                     have + made);
+            break;
+        }
+        made++;
+    }
+    atomic_store_explicit(&p->created, have + made, memory_order_release);
+    for (uint32_t i = 0; i < made; i++)
+        mpmc_push(&p->free_q, have + i);
+    return made;
+}

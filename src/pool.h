@@ -1,0 +1,73 @@
+/* pool.h - per-context pools of event pairs. The core sees events and contexts only as
+ * opaque pointers; the CUDA layer supplies the operations on them. */
+#ifndef KTIME_POOL_H
+#define KTIME_POOL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpmc.h"
+
+/* What the core needs done to events, supplied by the CUDA layer (or by a test). */
+struct event_ops {
+    /* Creates a start/stop pair in ctx. Returns 0 on success. Called off the launch path. */
+    int (*create)(void *ctx, void **start, void **stop);
+    /* Returns 0 when stop has completed, 1 while it is pending, -1 on error. */
+    int (*query)(void *stop);
+    /* Stores the stop - start interval in milliseconds. Returns 0 on success. */
+    int (*elapsed)(void *start, void *stop, float *ms);
+};
+
+struct pool_slot {
+    void *start, *stop;   /* the event pair */
+    uintptr_t stream;     /* the stream it was recorded on (completion order is per stream) */
+    uint32_t kernel;      /* ktab id of the launch */
+};
+
+struct pool {
+    void *ctx;                  /* opaque context the events belong to */
+    int device;                 /* device ordinal of ctx */
+    uint32_t cap;               /* most slots this pool may create */
+    _Atomic uint32_t created;   /* slots that hold events */
+    _Atomic int want_grow;      /* set by a launch that found the pool empty */
+    struct pool_slot *slots;    /* cap entries */
+    struct mpmc free_q;         /* ids of free slots */
+    struct mpmc submit_q;       /* ids of recorded slots, for the drain */
+    /* Owned by the drain thread: */
+    uint32_t *pending;          /* ids taken from submit_q, not yet complete */
+    uint32_t npending;
+};
+
+/* Sets up p for ctx with room for cap slots, and creates the first `initial` pairs.
+ * Returns 0, or -1 when out of memory or when no event could be created. */
+int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device,
+              uint32_t cap, uint32_t initial);
+
+/* Creates up to n more pairs (not past cap). Returns how many were made. One grower at
+ * a time: the thread that runs pool_init, then only the drain thread. */
+uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n);
+
+/* Takes a free slot. Returns false when none is free (and asks the drain to grow).
+ * Any thread; lock-free, never waits. */
+static inline bool pool_acquire(struct pool *p, uint32_t *slot)
+{
+    if (mpmc_pop(&p->free_q, slot))
+        return true;
+    atomic_store_explicit(&p->want_grow, 1, memory_order_relaxed);
+    return false;
+}
+
+/* Gives back a slot whose pair was not submitted. Any thread; lock-free. */
+static inline void pool_release(struct pool *p, uint32_t slot)
+{
+    mpmc_push(&p->free_q, slot); /* cannot fail: each id is in one place only */
+}
+
+/* Hands a recorded slot to the drain. Any thread; lock-free. */
+static inline void pool_submit(struct pool *p, uint32_t slot)
+{
+    mpmc_push(&p->submit_q, slot);
+}
+
+#endif

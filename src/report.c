@@ -1,0 +1,432 @@
+/* report.c - the per-kernel report as a text table or JSON. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "report.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+char *report_demangle(const char *mangled)
+{
+    static demangle_fn fn;
+    static int looked;
+    int status = -1;
+    char *out;
+
+    if (!mangled || strncmp(mangled, "_Z", 2) != 0)
+        return NULL;
+    if (!looked) {
+        /* CUDA programs almost always have libstdc++ loaded already; otherwise load it
+         * just for this, at exit. */
+        fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (!fn) {
+            void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h)
+                fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+        }
+        looked = 1;
+    }
+    if (!fn)
+        return NULL;
+    out = fn(mangled, NULL, NULL, &status);
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int report_short_name(const char *full, char *out, size_t outsz, size_t width)
+{
+    const char *s = full;
+    size_t n;
+
+    if (strncmp(s, "void ", 5) == 0)
+        s += 5;
+    n = strlen(s);
+    /* Drop a trailing parameter list: the balanced (...) that ends the name. */
+    if (n > 0 && s[n - 1] == ')') {
+        int depth = 0;
+        for (size_t i = n; i-- > 0;) {
+            if (s[i] == ')')
+                depth++;
+            else if (s[i] == '(' && --depth == 0) {
+                if (i > 0)
+                    n = i;
+                break;
+            }
+        }
+    }
+    if (width < 8)
+        width = 8;
+    if (outsz == 0)
+        return 1;
+    if (n > width) {
+        size_t tail = width / 3, head = width - tail - 3;
+        snprintf(out, outsz, "%.*s...%.*s", (int)head, s, (int)tail, s + n - tail);
+        return 2;
+    }
+    snprintf(out, outsz, "%.*s", (int)n, s);
+    return strcmp(out, full) != 0;
+}
+
+/* ---- shared helpers ---- */
+
+struct row {
+    struct report_kernel *k;
+    struct stats all;       /* per_dev merged */
+    char *demangled;        /* malloc'd or NULL */
+    char shortname[80];     /* the table's Kernel column */
+    int ref;                /* > 0: the full name is listed under this number */
+};
+
+static const char *row_name(const struct row *r)
+{
+    return r->demangled ? r->demangled : (r->k->mangled ? r->k->mangled : "<unnamed>");
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+
+    if (x->all.sum != y->all.sum)
+        return x->all.sum < y->all.sum ? 1 : -1;
+    if (x->k->calls != y->k->calls)
+        return x->k->calls < y->k->calls ? 1 : -1;
+    return strcmp(row_name(x), row_name(y));
+}
+
+static struct row *make_rows(struct report *r, double *grand_total_us)
+{
+    struct row *rows = calloc(r->nkernels ? r->nkernels : 1, sizeof *rows);
+
+    *grand_total_us = 0;
+    if (!rows)
+        return NULL;
+    for (size_t i = 0; i < r->nkernels; i++) {
+        rows[i].k = &r->kernels[i];
+        for (int d = 0; d < r->ndevices; d++)
+            stats_merge(&rows[i].all, &r->kernels[i].per_dev[d]);
+        if (r->kernels[i].kind == REPORT_KERNEL)
+            rows[i].demangled = report_demangle(r->kernels[i].mangled);
+        *grand_total_us += rows[i].all.sum;
+    }
+    qsort(rows, r->nkernels, sizeof *rows, cmp_rows);
+    return rows;
+}
+
+static void free_rows(struct row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i].demangled);
+    free(rows);
+}
+
+struct totals {
+    uint64_t calls, timed, warmup, captured, dropped, failed, incomplete;
+};
+
+static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
+{
+    struct totals t = { 0 };
+
+    /* Launches of kernels the full table could not hold belong to no row. */
+    t.calls = t.dropped = r->drops[DROP_TABLE_FULL];
+
+    for (size_t i = 0; i < n; i++) {
+        t.calls += rows[i].k->calls;
+        t.timed += rows[i].all.n;
+        t.warmup += rows[i].k->warmup_skipped;
+        t.captured += rows[i].k->captured;
+        t.dropped += rows[i].k->dropped;
+        t.failed += rows[i].k->failed;
+        t.incomplete += rows[i].k->incomplete;
+    }
+    return t;
+}
+
+static const char *const drop_names[DROP_NREASONS] = {
+    "pool_exhausted", "event_error", "no_context", "table_full", "shutdown",
+};
+
+static int finish(FILE *f)
+{
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}
+
+/* ---- text ---- */
+
+#define NAME_WIDTH 72
+
+/* Fills each row's short name. A row whose full name is needed to tell it apart (its
+ * middle was elided, or another row shortens to the same text) gets a reference number,
+ * listed under "Full names". Returns how many references were handed out. */
+static int name_column(struct row *rows, size_t n)
+{
+    int nref = 0;
+    int *elided = calloc(n ? n : 1, sizeof *elided);
+
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].k->kind == REPORT_KERNEL)
+            elided[i] = report_short_name(row_name(&rows[i]), rows[i].shortname,
+                                          sizeof rows[i].shortname, NAME_WIDTH) == 2;
+        else
+            snprintf(rows[i].shortname, sizeof rows[i].shortname, "%s", row_name(&rows[i]));
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = j != i && strcmp(rows[i].shortname, rows[j].shortname) == 0;
+        if ((elided && elided[i]) || dup)
+            rows[i].ref = ++nref;
+    }
+    free(elided);
+    return nref;
+}
+
+int report_write_text(FILE *f, struct report *r)
+{
+    double grand;
+    struct row *rows = make_rows(r, &grand);
+    struct totals t;
+    int nref = 0;
+
+    if (!rows)
+        return -1;
+    t = sum_totals(r, rows, r->nkernels);
+    nref = name_column(rows, r->nkernels);
+
+    fprintf(f, "ktime %s: GPU time per kernel, from CUDA events\n", r->version);
+    fprintf(f, "command  ");
+    for (int i = 0; i < r->argc; i++)
+        fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
+    fprintf(f, "\npid      %ld\n", r->pid);
+    for (int d = 0; d < r->ndevices; d++)
+        fprintf(f, "gpu %-4d %s, driver %d.%d\n", r->devices[d].ordinal, r->devices[d].name,
+                r->devices[d].driver_version / 1000, r->devices[d].driver_version % 1000 / 10);
+    if (r->ndevices == 0)
+        fprintf(f, "gpu      none timed\n");
+    fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
+            r->warmup);
+    fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
+               "         each interval includes the GPU's grid launch latency (a few us)\n\n");
+
+    fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Calls",
+            "Warmup", "Timed", "Mean us", "Min us", "Max us", "Stddev us", "Kernel");
+    for (size_t i = 0; i < r->nkernels; i++) {
+        const struct row *w = &rows[i];
+        const struct report_kernel *k = w->k;
+        if (w->all.n > 0)
+            fprintf(f, "%7.2f %12.3f %9llu %7llu %9llu %11.3f %11.3f %11.3f %11.3f  %s",
+                    grand > 0 ? 100.0 * w->all.sum / grand : 0.0, w->all.sum / 1000.0,
+                    (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
+                    (unsigned long long)w->all.n, w->all.mean, w->all.min, w->all.max,
+                    stats_stddev(&w->all), w->shortname);
+        else
+            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s  %s", "-", "-",
+                    (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped, 0ULL,
+                    "-", "-", "-", "-", w->shortname);
+        if (w->ref)
+            fprintf(f, " [%d]", w->ref);
+        if (k->captured || k->dropped || k->failed || k->incomplete) {
+            const char *sep = " (";
+            if (k->captured)
+                fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
+            if (k->dropped)
+                fprintf(f, "%s%llu dropped", sep, (unsigned long long)k->dropped), sep = ", ";
+            if (k->failed)
+                fprintf(f, "%s%llu failed", sep, (unsigned long long)k->failed), sep = ", ";
+            if (k->incomplete)
+                fprintf(f, "%s%llu incomplete", sep, (unsigned long long)k->incomplete);
+            fputc(')', f);
+        }
+        fputc('\n', f);
+        /* A kernel that ran on several GPUs gets one line per GPU under it. */
+        int ndev = 0;
+        for (int d = 0; d < r->ndevices; d++)
+            ndev += k->per_dev[d].n > 0;
+        for (int d = 0; ndev > 1 && d < r->ndevices; d++) {
+            const struct stats *s = &k->per_dev[d];
+            if (s->n == 0)
+                continue;
+            fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f %11.3f %11.3f %11.3f    on gpu %d\n",
+                    grand > 0 ? 100.0 * s->sum / grand : 0.0, s->sum / 1000.0, "", "",
+                    (unsigned long long)s->n, s->mean, s->min, s->max, stats_stddev(s),
+                    r->devices[d].ordinal);
+        }
+    }
+    if (r->nkernels == 0)
+        fprintf(f, "(no kernel launches)\n");
+
+    if (nref > 0) {
+        fprintf(f, "\nFull names\n");
+        for (size_t i = 0; i < r->nkernels; i++)
+            if (rows[i].ref)
+                fprintf(f, "[%d] %s\n", rows[i].ref, row_name(&rows[i]));
+    }
+
+    fprintf(f,
+            "\nlaunches %llu seen: %llu timed, %llu warmup, %llu captured, %llu dropped, "
+            "%llu failed, %llu incomplete at exit\n",
+            (unsigned long long)t.calls, (unsigned long long)t.timed,
+            (unsigned long long)t.warmup, (unsigned long long)t.captured,
+            (unsigned long long)t.dropped, (unsigned long long)t.failed,
+            (unsigned long long)t.incomplete);
+    if (t.dropped) {
+        fprintf(f, "dropped ");
+        for (int i = 0; i < DROP_NREASONS; i++)
+            fprintf(f, "%s %s %llu", i ? "," : "", drop_names[i],
+                    (unsigned long long)r->drops[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "timed    %.3f ms in all\n", grand / 1000.0);
+    if (r->note)
+        fprintf(f, "note     %s\n", r->note);
+    free_rows(rows, r->nkernels);
+    return finish(f);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* Numbers that must round-trip exactly. */
+static void json_num(FILE *f, double v)
+{
+    fprintf(f, "%.17g", v);
+}
+
+int report_write_json(FILE *f, struct report *r)
+{
+    double grand;
+    struct row *rows = make_rows(r, &grand);
+    struct totals t;
+
+    if (!rows)
+        return -1;
+    t = sum_totals(r, rows, r->nkernels);
+
+    fprintf(f, "{\n  \"schema_version\": %d,\n  \"ktime_version\": ", REPORT_SCHEMA_VERSION);
+    json_str(f, r->version);
+    fprintf(f, ",\n  \"command\": [");
+    for (int i = 0; i < r->argc; i++) {
+        fputs(i ? ", " : "", f);
+        json_str(f, r->argv[i]);
+    }
+    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"warmup\": %ld,\n",
+            r->pid, r->warmup);
+    fprintf(f, "  \"devices\": [");
+    for (int d = 0; d < r->ndevices; d++) {
+        fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
+        json_str(f, r->devices[d].name);
+        fprintf(f, ", \"driver_version\": %d }", r->devices[d].driver_version);
+    }
+    fprintf(f, "%s],\n  \"kernels\": [", r->ndevices ? "\n  " : "");
+    for (size_t i = 0; i < r->nkernels; i++) {
+        const struct row *w = &rows[i];
+        const struct report_kernel *k = w->k;
+        const char *sep = "";
+
+        fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
+        json_str(f, row_name(w));
+        fprintf(f, ",\n      \"mangled\": ");
+        json_str(f, k->mangled);
+        fprintf(f, ",\n      \"kind\": \"%s\",\n      \"devices\": [",
+                k->kind == REPORT_GRAPH ? "graph" : "kernel");
+        for (int d = 0; d < r->ndevices; d++)
+            if (k->per_dev[d].n > 0) {
+                fprintf(f, "%s%d", sep, r->devices[d].ordinal);
+                sep = ", ";
+            }
+        fprintf(f,
+                "],\n      \"calls\": %llu,\n      \"warmup_skipped\": %llu,\n"
+                "      \"captured\": %llu,\n      \"dropped\": %llu,\n      \"failed\": %llu,\n"
+                "      \"incomplete\": %llu,\n      \"timed\": %llu,\n",
+                (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
+                (unsigned long long)k->captured, (unsigned long long)k->dropped,
+                (unsigned long long)k->failed, (unsigned long long)k->incomplete,
+                (unsigned long long)w->all.n);
+        fprintf(f, "      \"total_ms\": ");
+        json_num(f, w->all.sum / 1000.0);
+        fprintf(f, ",\n      \"percent\": ");
+        json_num(f, grand > 0 ? 100.0 * w->all.sum / grand : 0.0);
+        fprintf(f, ",\n      \"mean_us\": ");
+        json_num(f, w->all.mean);
+        fprintf(f, ",\n      \"min_us\": ");
+        json_num(f, w->all.min);
+        fprintf(f, ",\n      \"max_us\": ");
+        json_num(f, w->all.max);
+        fprintf(f, ",\n      \"stddev_us\": ");
+        json_num(f, stats_stddev(&w->all));
+        fprintf(f, ",\n      \"sum_us\": ");
+        json_num(f, w->all.sum);
+        fprintf(f, ",\n      \"m2_us2\": ");
+        json_num(f, w->all.m2);
+        fprintf(f, ",\n      \"per_device\": [");
+        sep = "";
+        for (int d = 0; d < r->ndevices; d++) {
+            const struct stats *s = &k->per_dev[d];
+            if (s->n == 0)
+                continue;
+            fprintf(f, "%s\n        { \"device\": %d, \"timed\": %llu, \"sum_us\": ", sep,
+                    r->devices[d].ordinal, (unsigned long long)s->n);
+            json_num(f, s->sum);
+            fprintf(f, ", \"m2_us2\": ");
+            json_num(f, s->m2);
+            fprintf(f, ", \"min_us\": ");
+            json_num(f, s->min);
+            fprintf(f, ", \"max_us\": ");
+            json_num(f, s->max);
+            fprintf(f, " }");
+            sep = ",";
+        }
+        fprintf(f, "%s]\n    }", *sep ? "\n      " : "");
+    }
+    fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");
+    fprintf(f,
+            "  \"totals\": {\n    \"launches_seen\": %llu,\n    \"timed\": %llu,\n"
+            "    \"warmup_skipped\": %llu,\n    \"captured\": %llu,\n    \"dropped\": %llu,\n"
+            "    \"dropped_reasons\": {",
+            (unsigned long long)t.calls, (unsigned long long)t.timed,
+            (unsigned long long)t.warmup, (unsigned long long)t.captured,
+            (unsigned long long)t.dropped);
+    for (int i = 0; i < DROP_NREASONS; i++)
+        fprintf(f, "%s \"%s\": %llu", i ? "," : "", drop_names[i],
+                (unsigned long long)r->drops[i]);
+    fprintf(f,
+            " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
+            "    \"timed_total_ms\": ",
+            (unsigned long long)t.failed, (unsigned long long)t.incomplete);
+    json_num(f, grand / 1000.0);
+    fprintf(f, "\n  }");
+    if (r->note) {
+        fprintf(f, ",\n  \"note\": ");
+        json_str(f, r->note);
+    }
+    fprintf(f, "\n}\n");
+    free_rows(rows, r->nkernels);
+    return finish(f);
+}

@@ -1,0 +1,68 @@
+/* report.h - renders gathered per-kernel data as text or JSON onto a FILE *.
+ * Knows nothing of CUDA or of how the numbers were gathered. */
+#ifndef KTIME_REPORT_H
+#define KTIME_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+#define REPORT_SCHEMA_VERSION 1
+
+struct report_device {
+    int ordinal;
+    char name[128];
+    int driver_version;     /* as cuDriverGetVersion gives it, e.g. 13000 */
+};
+
+enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1 };
+
+struct report_kernel {
+    const char *mangled;    /* symbol name (kernels) or label (graphs) */
+    int kind;               /* enum report_kind */
+    uint64_t calls, captured, dropped, failed, incomplete;
+    uint64_t warmup_skipped;
+    struct stats *per_dev;  /* one per report.devices entry, in microseconds */
+};
+
+enum report_drop {
+    DROP_POOL_EXHAUSTED,    /* no free event pair: pool at KTIME_POOL_CAP */
+    DROP_EVENT_ERROR,       /* the driver failed to record or resolve an event */
+    DROP_NO_CONTEXT,        /* no context/pool could be had for the launch's stream */
+    DROP_TABLE_FULL,        /* more distinct kernels than KTIME_MAX_KERNELS */
+    DROP_SHUTDOWN,          /* launched while the report was being written */
+    DROP_NREASONS
+};
+
+struct report {
+    const char *version;
+    const char *const *argv;   /* command line, argc entries */
+    int argc;
+    long pid;
+    long warmup;
+    const struct report_device *devices;
+    int ndevices;
+    struct report_kernel *kernels;  /* the writer sorts them in place */
+    size_t nkernels;
+    uint64_t drops[DROP_NREASONS];  /* launches passed through untimed, by reason */
+    const char *note;               /* one extra line for the footer, or NULL */
+};
+
+/* Writes r as the human-readable table. Returns 0, or -1 if writing to f failed. */
+int report_write_text(FILE *f, struct report *r);
+
+/* Writes r as JSON (docs/report-format.md). Returns 0, or -1 if writing to f failed. */
+int report_write_json(FILE *f, struct report *r);
+
+/* Shortens a demangled kernel name for a table column: drops the "void " return type
+ * and the parameter list, then elides the middle of what is longer than width.
+ * Writes into out (size outsz). Returns 0 when out equals full, 1 when only the return
+ * type or parameters were dropped, 2 when the middle was elided. */
+int report_short_name(const char *full, char *out, size_t outsz, size_t width);
+
+/* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one or no
+ * demangler is in the process. */
+char *report_demangle(const char *mangled);
+
+#endif

@@ -1,0 +1,41 @@
+/* state.h - the process-wide state of ktime, shared by the interposition layer and the
+ * lifecycle code. */
+#ifndef KTIME_STATE_H
+#define KTIME_STATE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "drain.h"
+#include "ktab.h"
+#include "report.h"
+
+enum phase {
+    PHASE_OFF = 0,   /* disabled, failed to start, or a forked child: pure pass-through */
+    PHASE_ON,        /* timing */
+    PHASE_EXITING,   /* the report is being written */
+};
+
+#define KTIME_MAX_DEVICES 64
+
+struct ktime_state {
+    _Atomic int phase;
+    struct config cfg;
+    struct ktab ktab;
+    struct drain drain;
+    pthread_mutex_t setup_lock;        /* one-time set-up only: never on the steady path */
+    _Atomic int driver_state;          /* 0 not tried, 1 loaded, -1 unusable */
+    _Atomic int registered;            /* exit handlers installed */
+    _Atomic uint64_t drops[DROP_NREASONS];
+    struct report_device devices[KTIME_MAX_DEVICES];
+    _Atomic int ndevices;
+    pid_t owner;                        /* the process that loaded ktime */
+    volatile sig_atomic_t pending_signal;
+};
+
+extern struct ktime_state kt;
+
+#endif

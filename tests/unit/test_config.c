@@ -1,0 +1,161 @@
+/* test_config.c - KTIME_* parsing: defaults, good values, and every kind of bad value
+ * giving exactly one "ktime:" warning that names the variable and the default used. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+static const char *const *env_table;
+
+static const char *fake_getenv(const char *name)
+{
+    for (const char *const *p = env_table; p && p[0]; p += 2)
+        if (strcmp(p[0], name) == 0)
+            return p[1];
+    return NULL;
+}
+
+/* Loads config from the table with stderr captured; returns what was written there. */
+static char captured[8192];
+static void load(struct config *c, const char *const *env)
+{
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    size_t n;
+
+    env_table = env;
+    fflush(stderr);
+    dup2(fileno(tmp), 2);
+    config_load(c, fake_getenv);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    n = fread(captured, 1, sizeof captured - 1, tmp);
+    captured[n] = '\0';
+    fclose(tmp);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_defaults(void **state)
+{
+    struct config c;
+    const char *env[] = { NULL };
+    load(&c, env);
+    assert_false(c.disable);
+    assert_int_equal(c.warmup, CONFIG_DEFAULT_WARMUP);
+    assert_null(c.output);
+    assert_int_equal(c.format, FORMAT_TEXT);
+    assert_int_equal(c.log_level, LOG_WARN);
+    assert_int_equal(c.pool_cap, CONFIG_DEFAULT_POOL_CAP);
+    assert_int_equal(c.exit_wait_ms, CONFIG_DEFAULT_EXIT_WAIT_MS);
+    assert_true(c.signals);
+    assert_string_equal(captured, "");
+}
+
+static void test_good_values(void **state)
+{
+    struct config c;
+    const char *env[] = { "KTIME_WARMUP", "0", "KTIME_OUTPUT", "out/run.JSON",
+                          "KTIME_POOL_CAP", "64", "KTIME_EXIT_WAIT_MS", "250",
+                          "KTIME_DISABLE", "yes", "KTIME_LOG", "debug", "KTIME_SIGNALS", "off",
+                          NULL };
+    load(&c, env);
+    assert_int_equal(c.warmup, 0);
+    assert_string_equal(c.output, "out/run.JSON");
+    assert_int_equal(c.format, FORMAT_JSON); /* from the suffix */
+    assert_int_equal(c.pool_cap, 64);
+    assert_int_equal(c.exit_wait_ms, 250);
+    assert_true(c.disable);
+    assert_false(c.signals);
+    assert_int_equal(c.log_level, LOG_DEBUG);
+    assert_string_equal(captured, "");
+    log_set_level(LOG_WARN);
+}
+
+static void test_format_overrides_suffix(void **state)
+{
+    struct config c;
+    const char *env[] = { "KTIME_OUTPUT", "r.json", "KTIME_FORMAT", "text", NULL };
+    load(&c, env);
+    assert_int_equal(c.format, FORMAT_TEXT);
+}
+
+/* Each bad KTIME_WARMUP value: one warning line, naming the variable and the default. */
+static void test_bad_warmup_values(void **state)
+{
+    const char *bad[] = { "abc", "-3", "1e99", "", "5x", "5 ", "99999999999999999999", "0x10" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct config c;
+        const char *env[] = { "KTIME_WARMUP", bad[i], NULL };
+        load(&c, env);
+        assert_int_equal(c.warmup, CONFIG_DEFAULT_WARMUP);
+        assert_int_equal(count_lines(captured), 1);
+        assert_non_null(strstr(captured, "ktime: warning: KTIME_WARMUP="));
+        assert_non_null(strstr(captured, "using 5"));
+    }
+}
+
+static void test_other_bad_values(void **state)
+{
+    static const struct {
+        const char *var, *val, *expect;
+    } cases[] = {
+        { "KTIME_POOL_CAP", "0", "using 16384" },
+        { "KTIME_POOL_CAP", "many", "using 16384" },
+        { "KTIME_EXIT_WAIT_MS", "-1", "using 2000" },
+        { "KTIME_LOG", "bogus", "using warn" },
+        { "KTIME_FORMAT", "xml", "using text" },
+        { "KTIME_DISABLE", "maybe", "using 0" },
+        { "KTIME_OUTPUT", "", "stderr" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct config c;
+        const char *env[] = { cases[i].var, cases[i].val, NULL };
+        load(&c, env);
+        assert_int_equal(count_lines(captured), 1);
+        assert_non_null(strstr(captured, "ktime: warning:"));
+        assert_non_null(strstr(captured, cases[i].var));
+        if (!strstr(captured, cases[i].expect))
+            fail_msg("%s=%s: expected '%s' in: %s", cases[i].var, cases[i].val, cases[i].expect,
+                     captured);
+    }
+}
+
+static void test_quiet_silences_warnings(void **state)
+{
+    struct config c;
+    const char *env[] = { "KTIME_LOG", "quiet", "KTIME_WARMUP", "abc", NULL };
+    load(&c, env);
+    assert_int_equal(c.warmup, CONFIG_DEFAULT_WARMUP);
+    assert_string_equal(captured, "");
+    log_set_level(LOG_WARN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_good_values),
+        cmocka_unit_test(test_format_overrides_suffix),
+        cmocka_unit_test(test_bad_warmup_values),
+        cmocka_unit_test(test_other_bad_values),
+        cmocka_unit_test(test_quiet_silences_warnings),
+    };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,201 @@
+/* test_report.c - the text and JSON reports: order, exact numbers, name shortening that
+ * never hides which kernel is which, JSON escaping, and failed writes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static struct report_device devs[2] = {
+    { 0, "Fake GPU 0", 13000 },
+    { 1, "Fake GPU 1", 13000 },
+};
+static struct stats pd[3][2];
+static struct report_kernel ks[3];
+static const char *argv_[] = { "./app", "--n", "3" };
+
+static struct report make(void)
+{
+    struct report r;
+    memset(pd, 0, sizeof pd);
+    for (int i = 0; i < 10; i++)
+        stats_add(&pd[0][0], 100.0);                 /* small: 1 ms total */
+    for (int i = 0; i < 4; i++)
+        stats_add(&pd[1][i % 2], i % 2 ? 3000.0 : 1000.0); /* big: 8 ms, on two GPUs */
+    ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, pd[0] };
+    ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, pd[1] };
+    ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, pd[2] };
+    memset(&r, 0, sizeof r);
+    r.version = "9.9.9";
+    r.argv = argv_;
+    r.argc = 3;
+    r.pid = 42;
+    r.warmup = 5;
+    r.devices = devs;
+    r.ndevices = 2;
+    r.kernels = ks;
+    r.nkernels = 3;
+    r.drops[DROP_POOL_EXHAUSTED] = 2;
+    return r;
+}
+
+static char *render(int json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct report r = make();
+    assert_int_equal(json ? report_write_json(f, &r) : report_write_text(f, &r), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_text_order_and_numbers(void **state)
+{
+    char *t = render(0);
+    char *big = strstr(t, "big<float>"), *small = strstr(t, " small\n"), *rare = strstr(t, "rare_kernel");
+    assert_non_null(strstr(t, "ktime 9.9.9"));
+    assert_non_null(strstr(t, "command  ./app --n 3"));
+    assert_non_null(strstr(t, "gpu 1    Fake GPU 1, driver 13.0"));
+    assert_non_null(big);
+    assert_non_null(small);
+    assert_non_null(rare);
+    assert_true(big < small && small < rare); /* by total time; untimed last */
+    /* big: 4 samples 1000,3000,1000,3000 us: total 8 ms, 88.89 %, stddev 1154.701 */
+    assert_non_null(strstr(t, "  88.89        8.000         9       2         4    2000.000    1000.000    3000.000    1154.701  big<float>"));
+    assert_non_null(strstr(t, "  11.11        1.000        15       5        10     100.000"));
+    assert_non_null(strstr(t, "(2 dropped, 1 failed)"));
+    assert_non_null(strstr(t, "on gpu 0"));
+    assert_non_null(strstr(t, "on gpu 1"));
+    assert_non_null(strstr(t, "launches 27 seen: 14 timed, 10 warmup, 0 captured, 2 dropped, 1 failed, 0 incomplete at exit"));
+    assert_non_null(strstr(t, "pool_exhausted 2"));
+    free(t);
+}
+
+static void test_json_numbers(void **state)
+{
+    char *j = render(1);
+    assert_non_null(strstr(j, "\"schema_version\": 1"));
+    assert_non_null(strstr(j, "\"command\": [\"./app\", \"--n\", \"3\"]"));
+    assert_non_null(strstr(j, "\"name\": \"void big<float>(float*, int)\""));
+    assert_non_null(strstr(j, "\"mangled\": \"_Z3bigIfEvPT_i\""));
+    assert_non_null(strstr(j, "\"devices\": [0, 1]"));
+    assert_non_null(strstr(j, "\"total_ms\": 8,"));
+    assert_non_null(strstr(j, "\"sum_us\": 8000,"));
+    assert_non_null(strstr(j, "\"m2_us2\": 4000000,"));
+    assert_non_null(strstr(j, "{ \"device\": 1, \"timed\": 2, \"sum_us\": 6000, \"m2_us2\": 0, \"min_us\": 3000, \"max_us\": 3000 }"));
+    assert_non_null(strstr(j, "\"launches_seen\": 27"));
+    assert_non_null(strstr(j, "\"pool_exhausted\": 2"));
+    /* the big kernel comes first */
+    assert_true(strstr(j, "_Z3bigIfEvPT_i") < strstr(j, "_Z5smallPf"));
+    free(j);
+}
+
+static void test_json_escaping(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct report r = make();
+    const char *weird[] = { "a\"b\\c\n\x01" };
+    r.argv = weird;
+    r.argc = 1;
+    report_write_json(f, &r);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"command\": [\"a\\\"b\\\\c\\n\\u0001\"]"));
+    free(buf);
+}
+
+static void test_short_names(void **state)
+{
+    char out[128];
+    assert_int_equal(report_short_name("void k<float>(float*, int)", out, sizeof out, 72), 1);
+    assert_string_equal(out, "k<float>");
+    assert_int_equal(report_short_name("void kernel_name<float>(float*)", out, sizeof out, 8), 2);
+    assert_string_equal(out, "ker...t>");
+    assert_int_equal(report_short_name("plain_c_kernel", out, sizeof out, 72), 0);
+    assert_string_equal(out, "plain_c_kernel");
+    /* parameters that hold parentheses themselves */
+    report_short_name("void f<(int)3>(void (*)(int), int)", out, sizeof out, 72);
+    assert_string_equal(out, "f<(int)3>");
+    /* long: the middle is elided, both ends stay */
+    const char *lng = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::half_t, "
+                      "cutlass::layout::RowMajor, float, 128, 256, 64>>(Params)";
+    report_short_name(lng, out, sizeof out, 40);
+    assert_int_equal(strlen(out), 40);
+    assert_memory_equal(out, "cutlass::Kernel<", 16);
+    assert_non_null(strstr(out, "..."));
+    assert_string_equal(out + strlen(out) - 4, "64>>");
+}
+
+/* Two overloads shorten to the same text: the table must still tell them apart. */
+static void test_ambiguous_short_names_get_refs(void **state)
+{
+    struct stats s1 = { 0 }, s2 = { 0 }, z[2] = { { 0 } };
+    struct stats a[2] = { { 0 } }, b[2] = { { 0 } };
+    struct report_kernel k[2];
+    struct report r = make();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    (void)s1, (void)s2, (void)z;
+    stats_add(&a[0], 10);
+    stats_add(&b[0], 20);
+    k[0] = (struct report_kernel){ "_Z3fooPi", REPORT_KERNEL, 1, 0, 0, 0, 0, 0, a };
+    k[1] = (struct report_kernel){ "_Z3fooPf", REPORT_KERNEL, 1, 0, 0, 0, 0, 0, b };
+    r.kernels = k;
+    r.nkernels = 2;
+    f = open_memstream(&buf, &len);
+    report_write_text(f, &r);
+    fclose(f);
+    assert_non_null(strstr(buf, "foo [1]"));
+    assert_non_null(strstr(buf, "foo [2]"));
+    assert_non_null(strstr(buf, "[1] foo(float*)"));
+    assert_non_null(strstr(buf, "[2] foo(int*)"));
+    free(buf);
+}
+
+static void test_write_error_reported(void **state)
+{
+    FILE *f = fopen("/dev/full", "w");
+    struct report r = make();
+    if (!f)
+        skip();
+    assert_int_equal(report_write_text(f, &r), -1);
+    fclose(f);
+}
+
+static void test_empty_report(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct report r = make();
+    r.nkernels = 0;
+    r.ndevices = 0;
+    assert_int_equal(report_write_json(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"kernels\": [],"));
+    assert_non_null(strstr(buf, "\"devices\": [],"));
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_order_and_numbers),
+        cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_short_names),
+        cmocka_unit_test(test_ambiguous_short_names_get_refs),
+        cmocka_unit_test(test_write_error_reported),
+        cmocka_unit_test(test_empty_report),
+    };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
