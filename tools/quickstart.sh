@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tools/quickstart.sh - the first command of the README: installs missing build
+# dependencies (as root; otherwise prints the apt-get line), builds ktime in build/,
+# builds the bundled example CUDA program and profiles it, printing ktime's report.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+tools/deps.sh || exit 1
+if [ ! -x configure ]; then autoreconf -fi >/dev/null || exit 1; fi
+mkdir -p build
+if [ ! -f build/Makefile ]; then (cd build && ../configure -q ${CONFIGURE_FLAGS:-}) || exit 1; fi
+make -C build -j"$(nproc)" >/dev/null || { echo "quickstart: the build failed: make -C build" >&2; exit 1; }
+lib="$top/build/src/.libs/libktime.so"
+echo "quickstart: built $lib"
+
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ ! -x "$nvcc" ]; then
+    echo "quickstart: no nvcc found, so the example was not built; ktime itself is ready."
+    exit 0
+fi
+mkdir -p build/example
+"$nvcc" -O2 -o build/example/saxpy tools/example/saxpy.cu || exit 1
+echo "quickstart: built build/example/saxpy"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "quickstart: this machine has no NVIDIA GPU (nvidia-smi found none), so the example"
+    echo "cannot run here. On a GPU machine this step runs:"
+    echo "  LD_PRELOAD=$lib build/example/saxpy"
+    echo "The tests need no GPU: tools/test.sh"
+    exit 0
+fi
+echo "quickstart: LD_PRELOAD=$lib build/example/saxpy"
+LD_PRELOAD="$lib" build/example/saxpy
