@@ -13,36 +13,25 @@ bool driver_load(void *gpa)
 {
     static const struct {
         const char *name;
+        int version;
         void **slot;
     } want[] = {
-        { "cuEventCreate", (void **)&drv.EventCreate },
-        { "cuEventRecord", (void **)&drv.EventRecord },
-        { "cuEventQuery", (void **)&drv.EventQuery },
-        { "cuEventElapsedTime", (void **)&drv.EventElapsedTime },
-        { "cuStreamGetCtx", (void **)&drv.StreamGetCtx },
-        { "cuStreamIsCapturing", (void **)&drv.StreamIsCapturing },
-        { "cuCtxGetCurrent", (void **)&drv.CtxGetCurrent },
-        { "cuCtxPushCurrent", (void **)&drv.CtxPushCurrent },
-        { "cuCtxPopCurrent", (void **)&drv.CtxPopCurrent },
-        { "cuCtxGetDevice", (void **)&drv.CtxGetDevice },
-        { "cuDeviceGetName", (void **)&drv.DeviceGetName },
-        { "cuDriverGetVersion", (void **)&drv.DriverGetVersion },
-        { "cuKernelGetName", (void **)&drv.KernelGetName },
-        { "cuFuncGetName", (void **)&drv.FuncGetName },
+#define X(field, sym, ver) { #sym, ver, (void **)&drv.field },
+        DRIVER_FUNCTIONS(X)
+#undef X
     };
     bool ok = true;
 
-    drv.GetProcAddress = (CUresult(*)(const char *, void **, int, cuuint64_t,
-                                      CUdriverProcAddressQueryResult *))gpa;
+    drv.GetProcAddress = (PFN_cuGetProcAddress_v12000)gpa;
     if (!drv.GetProcAddress)
         return false;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         CUdriverProcAddressQueryResult status;
         void *p = NULL;
-        /* Ask for the ABI of the headers ktime was built with, legacy-stream flavour:
-         * per-thread streams are named explicitly with CU_STREAM_PER_THREAD. */
-        if (drv.GetProcAddress(want[i].name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
-                               &status) != CUDA_SUCCESS || !p) {
+        /* Legacy-stream flavour: per-thread streams are named with CU_STREAM_PER_THREAD. */
+        if (drv.GetProcAddress(want[i].name, &p, want[i].version,
+                               CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) != CUDA_SUCCESS ||
+            !p) {
             log_warn("the CUDA driver has no %s; timing is off", want[i].name);
             ok = false;
         }

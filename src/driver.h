@@ -5,26 +5,35 @@
 
 #include <stdbool.h>
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include "pool.h"
 
+/* Every driver function ktime calls, with the ABI version it is asked for. The version
+ * matters: cuGetProcAddress hands out the newest ABI not above the version asked, and e.g.
+ * cuStreamGetCtx at 12050 or cuCtxGetDevice at 13000 take other arguments. The prototypes
+ * come from cudaTypedefs.h's PFN_<name>_v<version>, so version and prototype cannot drift. */
+#define DRIVER_FUNCTIONS(X)                   \
+    X(EventCreate, cuEventCreate, 2000)       \
+    X(EventRecord, cuEventRecord, 2000)       \
+    X(EventQuery, cuEventQuery, 2000)         \
+    X(EventElapsedTime, cuEventElapsedTime, 2000) \
+    X(StreamGetCtx, cuStreamGetCtx, 9020)     \
+    X(StreamIsCapturing, cuStreamIsCapturing, 10000) \
+    X(CtxGetCurrent, cuCtxGetCurrent, 4000)   \
+    X(CtxPushCurrent, cuCtxPushCurrent, 4000) \
+    X(CtxPopCurrent, cuCtxPopCurrent, 4000)   \
+    X(CtxGetDevice, cuCtxGetDevice, 2000)     \
+    X(DeviceGetName, cuDeviceGetName, 2000)   \
+    X(DriverGetVersion, cuDriverGetVersion, 2020) \
+    X(KernelGetName, cuKernelGetName, 12030)  \
+    X(FuncGetName, cuFuncGetName, 12030)
+
 struct driver_api {
-    CUresult (*GetProcAddress)(const char *, void **, int, cuuint64_t,
-                               CUdriverProcAddressQueryResult *);
-    CUresult (*EventCreate)(CUevent *, unsigned int);
-    CUresult (*EventRecord)(CUevent, CUstream);
-    CUresult (*EventQuery)(CUevent);
-    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
-    CUresult (*StreamGetCtx)(CUstream, CUcontext *);
-    CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
-    CUresult (*CtxGetCurrent)(CUcontext *);
-    CUresult (*CtxPushCurrent)(CUcontext);
-    CUresult (*CtxPopCurrent)(CUcontext *);
-    CUresult (*CtxGetDevice)(CUdevice *);
-    CUresult (*DeviceGetName)(char *, int, CUdevice);
-    CUresult (*DriverGetVersion)(int *);
-    CUresult (*KernelGetName)(const char **, CUkernel);
-    CUresult (*FuncGetName)(const char **, CUfunction);
+    PFN_cuGetProcAddress_v12000 GetProcAddress;
+#define X(field, sym, ver) PFN_##sym##_v##ver field;
+    DRIVER_FUNCTIONS(X)
+#undef X
 };
 
 /* The resolved pointers; valid (non-NULL) once driver_load() returned true. */

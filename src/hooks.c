@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #undef cuGetProcAddress /* cuda.h renames it to _v2; both are real exported symbols */
 
 #include "ktime_internal.h"
@@ -21,7 +22,9 @@
 enum hook_id {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) HOOK_##name,
 #define HOOK_OTHER(name) HOOK_##name,
+#define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
+#undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
     HOOK_COUNT
@@ -31,7 +34,11 @@ enum hook_id {
     typedef CUresult (*name##_fn) params;                                                  \
     KTIME_EXPORT CUresult name params;
 #define HOOK_OTHER(name)
+#define HOOK_RUNTIME(name, params, args)                                                   \
+    typedef cudaError_t (*name##_fn) params;                                               \
+    KTIME_EXPORT cudaError_t name params;
 #include "hooks.def"
+#undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
 typedef CUresult (*cuGetProcAddress_fn)(const char *, void **, int, cuuint64_t);
@@ -44,7 +51,9 @@ KTIME_EXPORT CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t
 static const char *const hook_name[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) #name,
 #define HOOK_OTHER(name) #name,
+#define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
+#undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
 };
@@ -52,7 +61,9 @@ static const char *const hook_name[HOOK_COUNT] = {
 static void *const hook_wrapper[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) (void *)name,
 #define HOOK_OTHER(name) (void *)name,
+#define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
+#undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
 };
@@ -164,9 +175,63 @@ static void *swap_for_wrapper(void *p)
         return r;                                                                          \
     }
 #define HOOK_OTHER(name)
+#define HOOK_RUNTIME(name, params, args)
+#include "hooks.def"
+#undef HOOK_RUNTIME
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+
+/* ---- runtime entry points: pass-through, timed at the driver layer ---- */
+
+/* The runtime's own function: the next definition after libktime, else the loaded
+ * libcudart's. */
+static void *runtime_real(const char *name)
+{
+    dlsym_fn f = real_dlsym();
+    void *p = f ? f(RTLD_NEXT, name) : NULL;
+
+    if (!p && f) {
+        void *h = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            h = dlopen("libcudart.so.12", RTLD_LAZY | RTLD_NOLOAD);
+        p = h ? f(h, name) : NULL;
+    }
+    return p;
+}
+
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
+#define HOOK_OTHER(name)
+#define HOOK_RUNTIME(name, params, args)                                                   \
+    static name##_fn name##_real;                                                          \
+    cudaError_t name params                                                                \
+    {                                                                                      \
+        name##_fn real = __atomic_load_n(&name##_real, __ATOMIC_ACQUIRE);                  \
+        if (!real) {                                                                       \
+            real = (name##_fn)runtime_real(#name);                                         \
+            __atomic_store_n(&name##_real, real, __ATOMIC_RELEASE);                        \
+        }                                                                                  \
+        return real ? real args : cudaErrorSymbolNotFound;                                 \
+    }
 #include "hooks.def"
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_RUNTIME
+
+/* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
+ * process defines: dlsym must then answer as if libktime were not there. */
+static bool runtime_absent(const char *name)
+{
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
+#define HOOK_OTHER(name)
+#define HOOK_RUNTIME(rname, params, args)                                                  \
+    if (strcmp(name, #rname) == 0)                                                         \
+        return runtime_real(#rname) == NULL;
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+#undef HOOK_RUNTIME
+    return false;
+}
 
 /* ---- symbol lookup ---- */
 
@@ -226,7 +291,7 @@ static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
 
 static int hook_by_name(const char *name)
 {
-    if (!name || name[0] != 'c' || name[1] != 'u')
+    if (name[0] != 'c' || name[1] != 'u')
         return -1;
     for (int i = 0; i < HOOK_COUNT; i++)
         if (strcmp(name, hook_name[i]) == 0)
@@ -245,8 +310,12 @@ KTIME_EXPORT void *dlsym(void *handle, const char *name)
     p = handle == RTLD_NEXT ? next_symbol(real, name, __builtin_return_address(0))
                             : real(handle, name);
     i = hook_by_name(name);
-    if (i < 0 || !p)
+    if (i < 0 || !p) {
+        if (p && name[0] == 'c' && name[1] == 'u' && name[2] == 'd' && name[3] == 'a' &&
+            runtime_absent(name))
+            return NULL;
         return p;
+    }
     if (p != hook_wrapper[i]) {
         void *expected = NULL;
         atomic_compare_exchange_strong(&hook_real[i], &expected, p);
