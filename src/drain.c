@@ -59,12 +59,33 @@ static bool stream_blocked(const uintptr_t *blocked, int n, uintptr_t s)
     return false;
 }
 
+
+/* Counts every pair still pending in p as incomplete and forgets them. */
+static uint64_t abandon_pending(struct drain *d, struct pool *p)
+{
+    uint64_t left = 0;
+    uint32_t id;
+
+    while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
+        p->pending[p->npending++] = id;
+    for (uint32_t j = 0; j < p->npending; j++) {
+        struct agg *a = agg_get(d, p->slots[p->pending[j]].kernel, p->device);
+        if (a)
+            a->incomplete++;
+        left++;
+    }
+    p->npending = 0;
+    return left;
+}
+
 static uint32_t pass_pool(struct drain *d, struct pool *p)
 {
     uintptr_t blocked[DRAIN_BLOCKED_STREAMS];
     int nblocked = 0;
     uint32_t done = 0, keep = 0, id;
 
+    if (atomic_load_explicit(&p->dead, memory_order_acquire))
+        return 0;
     while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
         p->pending[p->npending++] = id;
 
@@ -98,6 +119,22 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     }
     p->npending = keep;
 
+    /* A retiring pool dies once drained, or at its deadline with the rest incomplete;
+     * the thread destroying its context waits for that. */
+    if (atomic_load_explicit(&p->retiring, memory_order_acquire)) {
+        if (p->npending == 0 && !mpmc_pop(&p->submit_q, &id)) {
+            atomic_store_explicit(&p->dead, 1, memory_order_release);
+            return done;
+        }
+        if (p->npending == 0)
+            p->pending[p->npending++] = id;
+        if (drain_now_ms() >= p->retire_deadline_ms) {
+            abandon_pending(d, p);
+            atomic_store_explicit(&p->dead, 1, memory_order_release);
+        }
+        return done;
+    }
+
     /* Grow outside the launch path when a launch found the pool empty or it runs low. */
     uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed);
     if (created < p->cap &&
@@ -124,7 +161,8 @@ static uint32_t pending_total(struct drain *d)
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), total = 0;
 
     for (uint32_t i = 0; i < n; i++)
-        total += d->pools[i]->npending;
+        if (!atomic_load_explicit(&d->pools[i]->dead, memory_order_acquire))
+            total += d->pools[i]->npending;
     return total;
 }
 
@@ -136,7 +174,7 @@ static void sleep_us(long us)
         ;
 }
 
-static double now_ms(void)
+double drain_now_ms(void)
 {
     struct timespec ts;
 
@@ -208,30 +246,19 @@ bool drain_stop(struct drain *d, long wait_ms)
 
 uint64_t drain_finish(struct drain *d, long wait_ms)
 {
-    double deadline = now_ms() + (double)wait_ms;
+    double deadline = drain_now_ms() + (double)wait_ms;
     uint64_t left = 0;
-    uint32_t n, id;
+    uint32_t n;
 
     for (;;) {
         drain_pass(d);
-        if (pending_total(d) == 0 || now_ms() >= deadline)
+        if (pending_total(d) == 0 || drain_now_ms() >= deadline)
             break;
         sleep_us(100);
     }
     n = atomic_load_explicit(&d->npools, memory_order_acquire);
-    for (uint32_t i = 0; i < n; i++) {
-        struct pool *p = d->pools[i];
-
-        /* Anything submitted after the last pass is pending too. */
-        while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
-            p->pending[p->npending++] = id;
-        for (uint32_t j = 0; j < p->npending; j++) {
-            struct agg *a = agg_get(d, p->slots[p->pending[j]].kernel, p->device);
-            if (a)
-                a->incomplete++;
-            left++;
-        }
-        p->npending = 0;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!atomic_load_explicit(&d->pools[i]->dead, memory_order_acquire))
+            left += abandon_pending(d, d->pools[i]);
     return left;
 }

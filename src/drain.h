@@ -62,4 +62,7 @@ bool drain_stop(struct drain *d, long wait_ms);
  * or from the drain thread itself. */
 uint64_t drain_finish(struct drain *d, long wait_ms);
 
+/* CLOCK_MONOTONIC in milliseconds: the clock of pool retire deadlines. */
+double drain_now_ms(void);
+
 #endif

@@ -14,9 +14,10 @@ bool driver_load(void *gpa)
     static const struct {
         const char *name;
         int version;
+        int required;
         void **slot;
     } want[] = {
-#define X(field, sym, ver) { #sym, ver, (void **)&drv.field },
+#define X(field, sym, ver, required) { #sym, ver, required, (void **)&drv.field },
         DRIVER_FUNCTIONS(X)
 #undef X
     };
@@ -32,8 +33,13 @@ bool driver_load(void *gpa)
         if (drv.GetProcAddress(want[i].name, &p, want[i].version,
                                CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) != CUDA_SUCCESS ||
             !p) {
-            log_warn("the CUDA driver has no %s; timing is off", want[i].name);
-            ok = false;
+            p = NULL;
+            if (want[i].required) {
+                log_warn("the CUDA driver has no %s; timing is off", want[i].name);
+                ok = false;
+            } else {
+                log_debug("the CUDA driver has no %s", want[i].name);
+            }
         }
         *want[i].slot = p;
     }

@@ -13,25 +13,31 @@
  * matters: cuGetProcAddress hands out the newest ABI not above the version asked, and e.g.
  * cuStreamGetCtx at 12050 or cuCtxGetDevice at 13000 take other arguments. The prototypes
  * come from cudaTypedefs.h's PFN_<name>_v<version>, so version and prototype cannot drift. */
-#define DRIVER_FUNCTIONS(X)                   \
-    X(EventCreate, cuEventCreate, 2000)       \
-    X(EventRecord, cuEventRecord, 2000)       \
-    X(EventQuery, cuEventQuery, 2000)         \
-    X(EventElapsedTime, cuEventElapsedTime, 2000) \
-    X(StreamGetCtx, cuStreamGetCtx, 9020)     \
-    X(StreamIsCapturing, cuStreamIsCapturing, 10000) \
-    X(CtxGetCurrent, cuCtxGetCurrent, 4000)   \
-    X(CtxPushCurrent, cuCtxPushCurrent, 4000) \
-    X(CtxPopCurrent, cuCtxPopCurrent, 4000)   \
-    X(CtxGetDevice, cuCtxGetDevice, 2000)     \
-    X(DeviceGetName, cuDeviceGetName, 2000)   \
-    X(DriverGetVersion, cuDriverGetVersion, 2020) \
-    X(KernelGetName, cuKernelGetName, 12030)  \
-    X(FuncGetName, cuFuncGetName, 12030)
+#define DRIVER_FUNCTIONS(X)                                   \
+    X(EventCreate, cuEventCreate, 2000, 1)                    \
+    X(EventRecord, cuEventRecord, 2000, 1)                    \
+    X(EventQuery, cuEventQuery, 2000, 1)                      \
+    X(EventElapsedTime, cuEventElapsedTime, 2000, 1)          \
+    X(StreamGetCtx, cuStreamGetCtx, 9020, 1)                  \
+    X(StreamIsCapturing, cuStreamIsCapturing, 10000, 1)       \
+    X(CtxGetCurrent, cuCtxGetCurrent, 4000, 1)                \
+    X(CtxPushCurrent, cuCtxPushCurrent, 4000, 1)              \
+    X(CtxPopCurrent, cuCtxPopCurrent, 4000, 1)                \
+    X(CtxGetDevice, cuCtxGetDevice, 2000, 1)                  \
+    X(DeviceGetName, cuDeviceGetName, 2000, 1)                \
+    X(DriverGetVersion, cuDriverGetVersion, 2020, 1)          \
+    X(KernelGetName, cuKernelGetName, 12030, 0)               \
+    X(FuncGetName, cuFuncGetName, 12030, 0)                   \
+    X(ModuleGetFunctionCount, cuModuleGetFunctionCount, 12040, 0) \
+    X(ModuleEnumerateFunctions, cuModuleEnumerateFunctions, 12040, 0) \
+    X(LibraryGetKernelCount, cuLibraryGetKernelCount, 12040, 0) \
+    X(LibraryEnumerateKernels, cuLibraryEnumerateKernels, 12040, 0) \
+    X(GraphGetNodes, cuGraphGetNodes, 10000, 0)               \
+    X(GraphNodeGetType, cuGraphNodeGetType, 10000, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;
-#define X(field, sym, ver) PFN_##sym##_v##ver field;
+#define X(field, sym, ver, required) PFN_##sym##_v##ver field;
     DRIVER_FUNCTIONS(X)
 #undef X
 };
@@ -40,7 +46,7 @@ struct driver_api {
 extern struct driver_api drv;
 
 /* Resolves every pointer in drv through the driver's real cuGetProcAddress_v2.
- * Returns true when all are present. Called once, under ktime's set-up lock, from the
+ * Returns true when all the required ones are present (the others may stay NULL). Called once, under ktime's set-up lock, from the
  * first launch that needs timing (the driver is initialized by then). */
 bool driver_load(void *real_get_proc_address_v2);
 

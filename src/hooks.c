@@ -11,6 +11,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
 #undef cuGetProcAddress /* cuda.h renames it to _v2; both are real exported symbols */
 
 #include "ktime_internal.h"
@@ -47,6 +48,16 @@ typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, cuuint64_
 KTIME_EXPORT CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 KTIME_EXPORT CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t,
                                           CUdriverProcAddressQueryResult *);
+KTIME_EXPORT CUresult cuModuleUnload(CUmodule);
+KTIME_EXPORT CUresult cuLibraryUnload(CUlibrary);
+KTIME_EXPORT CUresult cuCtxDestroy_v2(CUcontext);
+KTIME_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice);
+KTIME_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *, CUgraph, unsigned long long);
+KTIME_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *, CUgraph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *);
+KTIME_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *, CUgraph,
+                                                        CUDA_GRAPH_INSTANTIATE_PARAMS *);
+KTIME_EXPORT CUresult cuGraphExecDestroy(CUgraphExec);
 
 static const char *const hook_name[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) #name,
@@ -260,6 +271,78 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_
     if (r == CUDA_SUCCESS && pfn && *pfn)
         *pfn = swap_for_wrapper(*pfn);
     return r;
+}
+
+/* ---- handles that end or begin: unload, destroy, reset, instantiate ---- */
+
+#define REAL_OR_FAIL(type, id)                                                             \
+    type real = (type)real_of(id);                                                         \
+    if (!real)                                                                             \
+        return CUDA_ERROR_NOT_INITIALIZED
+
+CUresult cuModuleUnload(CUmodule mod)
+{
+    REAL_OR_FAIL(PFN_cuModuleUnload_v2000, HOOK_cuModuleUnload);
+    launch_module_unloading(mod, NULL);
+    return real(mod);
+}
+
+CUresult cuLibraryUnload(CUlibrary lib)
+{
+    REAL_OR_FAIL(PFN_cuLibraryUnload_v12000, HOOK_cuLibraryUnload);
+    launch_module_unloading(NULL, lib);
+    return real(lib);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    REAL_OR_FAIL(PFN_cuCtxDestroy_v4000, HOOK_cuCtxDestroy_v2);
+    ktime_context_ending(ctx, -1);
+    return real(ctx);
+}
+
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    REAL_OR_FAIL(PFN_cuDevicePrimaryCtxReset_v11000, HOOK_cuDevicePrimaryCtxReset_v2);
+    ktime_context_ending(NULL, (int)dev);
+    return real(dev);
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags)
+{
+    REAL_OR_FAIL(PFN_cuGraphInstantiateWithFlags_v11040, HOOK_cuGraphInstantiateWithFlags);
+    CUresult r = real(exec, g, flags);
+    if (r == CUDA_SUCCESS && exec)
+        launch_graph_instantiated(*exec, g);
+    return r;
+}
+
+CUresult cuGraphInstantiateWithParams(CUgraphExec *exec, CUgraph g,
+                                      CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+    REAL_OR_FAIL(PFN_cuGraphInstantiateWithParams_v12000, HOOK_cuGraphInstantiateWithParams);
+    CUresult r = real(exec, g, params);
+    if (r == CUDA_SUCCESS && exec)
+        launch_graph_instantiated(*exec, g);
+    return r;
+}
+
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph g,
+                                           CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+    REAL_OR_FAIL(PFN_cuGraphInstantiateWithParams_v12000_ptsz,
+                 HOOK_cuGraphInstantiateWithParams_ptsz);
+    CUresult r = real(exec, g, params);
+    if (r == CUDA_SUCCESS && exec)
+        launch_graph_instantiated(*exec, g);
+    return r;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec)
+{
+    REAL_OR_FAIL(PFN_cuGraphExecDestroy_v10000, HOOK_cuGraphExecDestroy);
+    launch_handle_gone(exec);
+    return real(exec);
 }
 
 /* dlsym(RTLD_NEXT, name) as the caller would have had it: the first object after the

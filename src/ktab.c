@@ -61,6 +61,31 @@ struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted)
     return NULL;
 }
 
+struct ktab_entry *ktab_find(struct ktab *t, uintptr_t key)
+{
+    uint32_t i = hash_ptr(key) & t->mask;
+
+    for (uint32_t probes = 0; probes <= t->mask; probes++, i = (i + 1) & t->mask) {
+        uintptr_t cur = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
+        if (cur == key)
+            return &t->slots[i];
+        if (cur == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+bool ktab_retire(struct ktab *t, uintptr_t key)
+{
+    struct ktab_entry *e = ktab_find(t, key);
+    uintptr_t expected = key;
+
+    /* The slot stays occupied (probe chains run through it) and counted. */
+    return e && atomic_compare_exchange_strong_explicit(&e->key, &expected, KTAB_RETIRED,
+                                                        memory_order_acq_rel,
+                                                        memory_order_relaxed);
+}
+
 void ktab_set_name(struct ktab_entry *e, const char *name)
 {
     char *copy = strdup(name ? name : "");

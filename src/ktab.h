@@ -36,6 +36,17 @@ int ktab_init(struct ktab *t, uint32_t max);
  * is full. Any thread; lock-free; never allocates. */
 struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted);
 
+/* Finds the entry of key without creating it; NULL when absent. Any thread; lock-free. */
+struct ktab_entry *ktab_find(struct ktab *t, uintptr_t key);
+
+/* Detaches key from its entry, so that a later ktab_get() of the same handle value (a new
+ * kernel loaded where an unloaded one was) starts a new entry. The old entry keeps its
+ * name and counts for the report. Returns true when key was present. */
+bool ktab_retire(struct ktab *t, uintptr_t key);
+
+/* Key value of retired entries: never a real handle. */
+#define KTAB_RETIRED ((uintptr_t)1)
+
 /* Gives e a name (copied). Called once, by the thread that inserted e. */
 void ktab_set_name(struct ktab_entry *e, const char *name);
 

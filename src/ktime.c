@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -69,6 +70,29 @@ bool ktime_driver_ready(void)
     return st > 0;
 }
 
+/* The NVIDIA kernel module's version ("580.159.04"), from /proc; "" when unknown. */
+static void read_module_version(char *out, size_t size)
+{
+    char buf[512];
+    const char *p;
+    size_t n = 0;
+    FILE *f = fopen("/proc/driver/nvidia/version", "re");
+
+    out[0] = '\0';
+    if (!f)
+        return;
+    if (fgets(buf, sizeof buf, f) && (p = strstr(buf, "Kernel Module"))) {
+        p += strlen("Kernel Module");
+        while (*p == ' ' || *p == '\t')
+            p++;
+        while (n + 1 < size && p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n')
+            n++;
+        memcpy(out, p, n);
+        out[n] = '\0';
+    }
+    fclose(f);
+}
+
 static void record_device(CUdevice dev)
 {
     int n = atomic_load(&kt.ndevices);
@@ -85,6 +109,7 @@ static void record_device(CUdevice dev)
         snprintf(d->name, sizeof d->name, "unknown");
     if (drv.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
         d->driver_version = 0;
+    read_module_version(d->driver, sizeof d->driver);
     atomic_store(&kt.ndevices, n + 1);
 }
 
@@ -135,6 +160,37 @@ struct pool *ktime_pool_create(CUcontext ctx)
 out:
     pthread_mutex_unlock(&kt.setup_lock);
     return p;
+}
+
+void ktime_context_ending(CUcontext ctx, int dev)
+{
+    struct pool *ending[DRAIN_MAX_POOLS];
+    int n = 0;
+    double deadline;
+
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON)
+        return;
+    pthread_mutex_lock(&kt.setup_lock);
+    deadline = drain_now_ms() + (double)kt.cfg.exit_wait_ms;
+    for (uint32_t i = 0; i < atomic_load(&kt.drain.npools); i++) {
+        struct pool *p = kt.drain.pools[i];
+        if ((ctx ? p->ctx == (void *)ctx : p->device == dev) && !atomic_load(&p->retiring)) {
+            p->retire_deadline_ms = deadline;
+            atomic_store(&p->retiring, 1);
+            if (!kt.drain.started)
+                atomic_store(&p->dead, 1);
+            ending[n++] = p;
+        }
+    }
+    pthread_mutex_unlock(&kt.setup_lock);
+    /* Wait for the drain to finish with them: their events die with the context. */
+    for (int i = 0; i < n; i++)
+        while (!atomic_load(&ending[i]->dead) && drain_now_ms() < deadline + 1000.0) {
+            struct timespec ts = { 0, 200000 };
+            nanosleep(&ts, NULL);
+        }
+    if (n)
+        log_debug("%d event pool(s) retired before a context was destroyed", n);
 }
 
 /* ---------------------------------------------------------------- exit and report */
@@ -248,7 +304,8 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count)
         const char *name;
         struct report_kernel *rk;
 
-        if (!atomic_load(&e->key))
+        /* Empty slots, and graphs instantiated but never launched, make no row. */
+        if (!atomic_load(&e->key) || !atomic_load(&e->calls))
             continue;
         name = atomic_load(&e->name);
         if (!name)

@@ -22,6 +22,13 @@ void ktime_register_exit(void);
  * Takes the set-up lock: first timed launch in each context only. */
 struct pool *ktime_pool_create(CUcontext ctx);
 
+/* A context is about to be destroyed (ctx), or every context of device dev reset
+ * (dev >= 0): its pools stop taking launches, the drain resolves their pending events
+ * (at most KTIME_EXIT_WAIT_MS, the rest counted incomplete), and only then does the caller
+ * go on to destroy it. Called from the destroy/reset wrappers; waits, but never on the
+ * launch path. */
+void ktime_context_ending(CUcontext ctx, int dev);
+
 /* A real driver symbol by exported name, from the libcuda the process uses, or NULL.
  * Defined by the interposition layer. */
 void *hooks_driver_symbol(const char *name);

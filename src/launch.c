@@ -46,11 +46,13 @@ static struct pool *pool_for(CUcontext ctx)
 {
     uint32_t n;
 
-    if (tls_ctx == ctx && tls_pool)
+    if (tls_ctx == ctx && tls_pool &&
+        !atomic_load_explicit(&tls_pool->retiring, memory_order_relaxed))
         return tls_pool;
     n = atomic_load_explicit(&kt.drain.npools, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
-        if (kt.drain.pools[i]->ctx == (void *)ctx) {
+        if (kt.drain.pools[i]->ctx == (void *)ctx &&
+            !atomic_load_explicit(&kt.drain.pools[i]->retiring, memory_order_acquire)) {
             tls_ctx = ctx;
             tls_pool = kt.drain.pools[i];
             return tls_pool;
@@ -123,6 +125,75 @@ void launch_end(struct launch *L, CUresult r)
         s->kernel = ktab_id(&kt.ktab, L->k);
         s->stream = (uintptr_t)L->stream;
         pool_submit(L->pool, L->slot);
+    }
+    launch_busy = 0;
+}
+
+void launch_handle_gone(void *handle)
+{
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) == PHASE_ON && handle)
+        ktab_retire(&kt.ktab, (uintptr_t)handle);
+}
+
+void launch_module_unloading(CUmodule mod, CUlibrary lib)
+{
+    unsigned int n = 0;
+    void **handles;
+
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+        !ktime_driver_ready())
+        return;
+    launch_busy = 1;
+    if (mod && drv.ModuleGetFunctionCount && drv.ModuleEnumerateFunctions &&
+        drv.ModuleGetFunctionCount(&n, mod) == CUDA_SUCCESS && n > 0 &&
+        (handles = calloc(n, sizeof *handles))) {
+        if (drv.ModuleEnumerateFunctions((CUfunction *)handles, n, mod) == CUDA_SUCCESS)
+            for (unsigned int i = 0; i < n; i++)
+                ktab_retire(&kt.ktab, (uintptr_t)handles[i]);
+        free(handles);
+    } else if (lib && drv.LibraryGetKernelCount && drv.LibraryEnumerateKernels &&
+               drv.LibraryGetKernelCount(&n, lib) == CUDA_SUCCESS && n > 0 &&
+               (handles = calloc(n, sizeof *handles))) {
+        if (drv.LibraryEnumerateKernels((CUkernel *)handles, n, lib) == CUDA_SUCCESS)
+            for (unsigned int i = 0; i < n; i++)
+                ktab_retire(&kt.ktab, (uintptr_t)handles[i]);
+        free(handles);
+    }
+    launch_busy = 0;
+}
+
+void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
+{
+    static _Atomic unsigned int graphs;
+    size_t n = 0, kernels = 0;
+    struct ktab_entry *e;
+    CUgraphNode *nodes;
+    char name[96];
+    bool inserted;
+
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+        !exec || !ktime_driver_ready())
+        return;
+    launch_busy = 1;
+    if (drv.GraphGetNodes && drv.GraphNodeGetType &&
+        drv.GraphGetNodes(g, NULL, &n) == CUDA_SUCCESS && n > 0 &&
+        (nodes = calloc(n, sizeof *nodes))) {
+        if (drv.GraphGetNodes(g, nodes, &n) == CUDA_SUCCESS)
+            for (size_t i = 0; i < n; i++) {
+                CUgraphNodeType type;
+                if (drv.GraphNodeGetType(nodes[i], &type) == CUDA_SUCCESS &&
+                    type == CU_GRAPH_NODE_TYPE_KERNEL)
+                    kernels++;
+            }
+        free(nodes);
+    }
+    snprintf(name, sizeof name, "graph %u (%zu kernel nodes of %zu)",
+             atomic_fetch_add(&graphs, 1) + 1, kernels, n);
+    ktab_retire(&kt.ktab, (uintptr_t)exec); /* a destroyed exec's address, reused */
+    e = ktab_get(&kt.ktab, (uintptr_t)exec, &inserted);
+    if (e && inserted) {
+        atomic_store_explicit(&e->kind, KTAB_GRAPH, memory_order_relaxed);
+        ktab_set_name(e, name);
     }
     launch_busy = 0;
 }

@@ -27,6 +27,16 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
 /* After the real call of a bracketed launch: the stop event, or the failure. */
 void launch_end(struct launch *L, CUresult r);
 
+/* A module or library is being unloaded: its kernel handles may be reused by kernels
+ * loaded later, so they are detached from their rows (which keep their numbers). */
+void launch_module_unloading(CUmodule mod, CUlibrary lib);
+
+/* A graph was instantiated: names its row after its kernel nodes, before its first launch. */
+void launch_graph_instantiated(CUgraphExec exec, CUgraph g);
+
+/* A handle (graph exec) is destroyed: a later one at the same address is another row. */
+void launch_handle_gone(void *handle);
+
 /* Decides whether a launch of `handle` on stream s gets events; when it returns true the
  * start event is recorded and launch_end() must follow the real call. Never blocks. */
 static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds)

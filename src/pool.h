@@ -34,6 +34,9 @@ struct pool {
     struct pool_slot *slots;    /* cap entries */
     struct mpmc free_q;         /* ids of free slots */
     struct mpmc submit_q;       /* ids of recorded slots, for the drain */
+    _Atomic int retiring;       /* its context is going away: no new launches use it */
+    double retire_deadline_ms;  /* CLOCK_MONOTONIC ms after which pending pairs are abandoned */
+    _Atomic int dead;           /* retired: its events are gone with the context */
     /* Owned by the drain thread: */
     uint32_t *pending;          /* ids taken from submit_q, not yet complete */
     uint32_t npending;

@@ -207,7 +207,8 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
     fprintf(f, "\npid      %ld\n", r->pid);
     for (int d = 0; d < r->ndevices; d++)
-        fprintf(f, "gpu %-4d %s, driver %d.%d\n", r->devices[d].ordinal, r->devices[d].name,
+        fprintf(f, "gpu %-4d %s, driver %s%sCUDA %d.%d\n", r->devices[d].ordinal,
+                r->devices[d].name, r->devices[d].driver, *r->devices[d].driver ? ", " : "",
                 r->devices[d].driver_version / 1000, r->devices[d].driver_version % 1000 / 10);
     if (r->ndevices == 0)
         fprintf(f, "gpu      none timed\n");
@@ -342,7 +343,9 @@ int report_write_json(FILE *f, struct report *r)
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
         json_str(f, r->devices[d].name);
-        fprintf(f, ", \"driver_version\": %d }", r->devices[d].driver_version);
+        fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
+        json_str(f, r->devices[d].driver);
+        fprintf(f, " }");
     }
     fprintf(f, "%s],\n  \"kernels\": [", r->ndevices ? "\n  " : "");
     for (size_t i = 0; i < r->nkernels; i++) {

@@ -14,6 +14,7 @@ struct report_device {
     int ordinal;
     char name[128];
     int driver_version;     /* as cuDriverGetVersion gives it, e.g. 13000 */
+    char driver[32];        /* the kernel module's version, e.g. "580.159.04", or "" */
 };
 
 enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1 };

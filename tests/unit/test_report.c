@@ -61,7 +61,7 @@ static void test_text_order_and_numbers(void **state)
     char *big = strstr(t, "big<float>"), *small = strstr(t, " small\n"), *rare = strstr(t, "rare_kernel");
     assert_non_null(strstr(t, "ktime 9.9.9"));
     assert_non_null(strstr(t, "command  ./app --n 3"));
-    assert_non_null(strstr(t, "gpu 1    Fake GPU 1, driver 13.0"));
+    assert_non_null(strstr(t, "gpu 1    Fake GPU 1, driver CUDA 13.0"));
     assert_non_null(big);
     assert_non_null(small);
     assert_non_null(rare);
