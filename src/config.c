@@ -73,6 +73,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .exit_wait_ms = CONFIG_DEFAULT_EXIT_WAIT_MS,
         .max_kernels = CONFIG_DEFAULT_MAX_KERNELS,
         .signals = true,
+        .gate = true,
     };
 
     /* KTIME_LOG first: it decides whether the other warnings are shown. */
@@ -97,6 +98,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
     parse_long(get, "KTIME_EXIT_WAIT_MS", 0, 600000, &c->exit_wait_ms);
     parse_long(get, "KTIME_MAX_KERNELS", 16, 1L << 24, &c->max_kernels);
     parse_bool(get, "KTIME_SIGNALS", &c->signals);
+    parse_bool(get, "KTIME_GATE", &c->gate);
 
     s = get("KTIME_OUTPUT");
     if (s && *s) {

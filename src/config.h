@@ -16,6 +16,7 @@ struct config {
     long exit_wait_ms;       /* KTIME_EXIT_WAIT_MS: bound on waiting for pending events */
     long max_kernels;        /* KTIME_MAX_KERNELS: distinct kernels tracked */
     bool signals;            /* KTIME_SIGNALS: write the report on SIGINT/SIGTERM/SIGHUP */
+    bool gate;               /* KTIME_GATE: hold the stream until the launch is queued */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5

@@ -140,8 +140,11 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     if (created < p->cap &&
         (atomic_exchange_explicit(&p->want_grow, 0, memory_order_relaxed) ||
          p->npending > created / 2)) {
-        uint32_t n = created < 256 ? 256 : created;
-        pool_grow(p, d->ops, n);
+        /* Quadruple: a burst of launches outruns small steps, and pairs are cheap. */
+        uint32_t n = created < 1024 ? 1024 : 3 * created;
+        uint32_t made = pool_grow(p, d->ops, n);
+        log_debug("event pool of device %d grown by %u to %u pairs", p->device, made,
+                  created + made);
     }
     return done;
 }

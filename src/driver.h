@@ -33,7 +33,10 @@
     X(LibraryGetKernelCount, cuLibraryGetKernelCount, 12040, 0) \
     X(LibraryEnumerateKernels, cuLibraryEnumerateKernels, 12040, 0) \
     X(GraphGetNodes, cuGraphGetNodes, 10000, 0)               \
-    X(GraphNodeGetType, cuGraphNodeGetType, 10000, 0)
+    X(GraphNodeGetType, cuGraphNodeGetType, 10000, 0)         \
+    X(MemHostAlloc, cuMemHostAlloc, 2020, 0)                  \
+    X(MemHostGetDevicePointer, cuMemHostGetDevicePointer, 3020, 0) \
+    X(StreamWaitValue32, cuStreamWaitValue32, 11070, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

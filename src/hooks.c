@@ -372,6 +372,26 @@ static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
     return NULL;
 }
 
+/* dlsym(RTLD_DEFAULT, name) as the caller would have had it: glibc searches the global
+ * scope and then the caller's own local scope (a library loaded RTLD_LOCAL, as cudart
+ * loads libcuda, finds its own symbols). Forwarded from here, only the first part runs. */
+static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
+{
+    struct link_map *self = NULL;
+    Dl_info info;
+    void *p = real(RTLD_DEFAULT, name), *h;
+
+    if (p || !dladdr1(caller, &info, (void **)&self, RTLD_DL_LINKMAP) || !self ||
+        !self->l_name || !*self->l_name)
+        return p;
+    h = dlopen(self->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+        p = real(h, name);
+        dlclose(h);
+    }
+    return p;
+}
+
 static int hook_by_name(const char *name)
 {
     if (name[0] != 'c' || name[1] != 'u')
@@ -390,8 +410,12 @@ KTIME_EXPORT void *dlsym(void *handle, const char *name)
 
     if (!real)
         return NULL;
-    p = handle == RTLD_NEXT ? next_symbol(real, name, __builtin_return_address(0))
-                            : real(handle, name);
+    if (handle == RTLD_NEXT)
+        p = next_symbol(real, name, __builtin_return_address(0));
+    else if (handle == RTLD_DEFAULT)
+        p = default_symbol(real, name, __builtin_return_address(0));
+    else
+        p = real(handle, name);
     i = hook_by_name(name);
     if (i < 0 || !p) {
         if (p && name[0] == 'c' && name[1] == 'u' && name[2] == 'd' && name[3] == 'a' &&

@@ -21,7 +21,9 @@ struct ktime_state kt = {
     .setup_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-#define POOL_INITIAL_PAIRS 256
+/* Pairs made at a context's first timed launch (~1 ms of cuEventCreate): enough for the
+ * launches a busy stream queues while the drain grows the pool. */
+#define POOL_INITIAL_PAIRS 1024
 
 static const char *env_get(const char *name)
 {
@@ -113,6 +115,32 @@ static void record_device(CUdevice dev)
     atomic_store(&kt.ndevices, n + 1);
 }
 
+/* Pinned, device-mapped words for the launch gates of one pool, in the current context.
+ * Leaves *host NULL (no gating) when the driver cannot provide them. */
+static void gate_alloc(volatile uint32_t **host, uint64_t *dev)
+{
+    size_t bytes = (size_t)kt.cfg.pool_cap * sizeof(uint32_t);
+    CUdeviceptr d = 0;
+    void *h = NULL;
+
+    *host = NULL;
+    if (!kt.cfg.gate || !drv.MemHostAlloc || !drv.MemHostGetDevicePointer ||
+        !drv.StreamWaitValue32)
+        return;
+    if (drv.MemHostAlloc(&h, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
+        CUDA_SUCCESS || !h) {
+        log_info("no pinned memory for launch gates; intervals may include launch latency");
+        return;
+    }
+    memset(h, 0, bytes);
+    if (drv.MemHostGetDevicePointer(&d, h, 0) != CUDA_SUCCESS) {
+        log_info("launch gates unavailable; intervals may include launch latency");
+        return; /* a few pinned KB, once */
+    }
+    *host = h;
+    *dev = (uint64_t)d;
+}
+
 struct pool *ktime_pool_create(CUcontext ctx)
 {
     struct pool *p = NULL;
@@ -120,6 +148,8 @@ struct pool *ktime_pool_create(CUcontext ctx)
     CUdevice dev = -1;
     bool pushed = false;
     uint32_t n;
+    volatile uint32_t *gate_host = NULL;
+    uint64_t gate_dev = 0;
 
     pthread_mutex_lock(&kt.setup_lock);
     n = atomic_load(&kt.drain.npools);
@@ -135,6 +165,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
     }
     if (drv.CtxGetDevice(&dev) != CUDA_SUCCESS)
         dev = -1;
+    gate_alloc(&gate_host, &gate_dev);
     if (pushed)
         drv.CtxPopCurrent(&popped);
     if (dev < 0)
@@ -149,6 +180,8 @@ struct pool *ktime_pool_create(CUcontext ctx)
         p = NULL;
         goto out;
     }
+    p->gate_host = gate_host;
+    p->gate_dev = gate_dev;
     record_device(dev);
     if (!kt.drain.started) {
         int err = drain_start(&kt.drain);

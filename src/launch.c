@@ -37,6 +37,14 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     launch_busy = 0;
 }
 
+/* Lets the stream past the launch's gate. Must follow every gated launch_begin_timed(),
+ * whatever happens after: a gate left closed would stall the stream for good. */
+static inline void gate_open(const struct launch *L)
+{
+    if (L->gate)
+        __atomic_store_n(&L->pool->gate_host[L->slot], L->gate, __ATOMIC_RELEASE);
+}
+
 static bool special_stream(CUstream s)
 {
     return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
@@ -91,15 +99,30 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         drop(k, DROP_POOL_EXHAUSTED);
         goto untimed;
     }
-    if (drv.EventRecord((CUevent)p->slots[slot].start, es) != CUDA_SUCCESS) {
-        pool_release(p, slot);
-        drop(k, DROP_EVENT_ERROR);
-        goto untimed;
+    /* The GPU must not run ahead of the CPU: on an idle stream the start event would fire
+     * at once and the interval would include the CPU's time to submit the launch. A gate
+     * holds the stream before the start event until the launch and its stop event are
+     * queued (launch_end opens it), so the events bracket the kernel alone. */
+    L->gate = 0;
+    if (p->gate_host && kt.cfg.gate) {
+        struct pool_slot *sl = &p->slots[slot];
+        uint32_t gen = sl->gen + 1 ? sl->gen + 1 : 1;
+        if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
+            CUDA_SUCCESS) {
+            sl->gen = gen;
+            L->gate = gen;
+        }
     }
     L->k = k;
     L->pool = p;
     L->slot = slot;
     L->stream = es;
+    if (drv.EventRecord((CUevent)p->slots[slot].start, es) != CUDA_SUCCESS) {
+        gate_open(L);
+        pool_release(p, slot);
+        drop(k, DROP_EVENT_ERROR);
+        goto untimed;
+    }
     launch_busy = 0;
     return true;
 untimed:
@@ -113,17 +136,22 @@ void launch_end(struct launch *L, CUresult r)
 
     if (r != CUDA_SUCCESS) {
         /* Nothing was enqueued: the start event is simply re-recorded next time. */
+        gate_open(L);
         atomic_fetch_add_explicit(&L->k->failed, 1, memory_order_relaxed);
         pool_release(L->pool, L->slot);
         return;
     }
     launch_busy = 1;
-    if (drv.EventRecord((CUevent)s->stop, L->stream) != CUDA_SUCCESS) {
+    CUresult stop = drv.EventRecord((CUevent)s->stop, L->stream);
+    gate_open(L);
+    if (stop != CUDA_SUCCESS) {
         pool_release(L->pool, L->slot);
         drop(L->k, DROP_EVENT_ERROR);
     } else {
         s->kernel = ktab_id(&kt.ktab, L->k);
-        s->stream = (uintptr_t)L->stream;
+        /* Per-thread default streams share one handle value: tell threads apart. */
+        s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
+                                                      : (uintptr_t)L->stream;
         pool_submit(L->pool, L->slot);
     }
     launch_busy = 0;

@@ -32,6 +32,8 @@ uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
     uint32_t have = atomic_load_explicit(&p->created, memory_order_relaxed);
     uint32_t made = 0;
 
+    /* Each pair is published as soon as it exists: a burst of launches can use the first
+     * new pairs while the rest are still being made. */
     while (made < n && have + made < p->cap) {
         struct pool_slot *s = &p->slots[have + made];
 
@@ -41,9 +43,8 @@ uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
             break;
         }
         made++;
+        atomic_store_explicit(&p->created, have + made, memory_order_release);
+        mpmc_push(&p->free_q, have + made - 1);
     }
-    atomic_store_explicit(&p->created, have + made, memory_order_release);
-    for (uint32_t i = 0; i < made; i++)
-        mpmc_push(&p->free_q, have + i);
     return made;
 }

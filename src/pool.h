@@ -23,6 +23,7 @@ struct pool_slot {
     void *start, *stop;   /* the event pair */
     uintptr_t stream;     /* the stream it was recorded on (completion order is per stream) */
     uint32_t kernel;      /* ktab id of the launch */
+    uint32_t gen;         /* the last value its gate word was opened with */
 };
 
 struct pool {
@@ -34,6 +35,10 @@ struct pool {
     struct pool_slot *slots;    /* cap entries */
     struct mpmc free_q;         /* ids of free slots */
     struct mpmc submit_q;       /* ids of recorded slots, for the drain */
+    /* Launch gates: one pinned host word per slot that the stream waits on before the
+     * start event, opened once the launch is queued (see launch.c). NULL: no gating. */
+    volatile uint32_t *gate_host;
+    uint64_t gate_dev;          /* device address of gate_host[0] */
     _Atomic int retiring;       /* its context is going away: no new launches use it */
     double retire_deadline_ms;  /* CLOCK_MONOTONIC ms after which pending pairs are abandoned */
     _Atomic int dead;           /* retired: its events are gone with the context */

@@ -113,21 +113,28 @@ static void test_growth_to_cap(void **state)
     struct pool p;
     uint32_t id;
     drain_init(&d, &fops);
-    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 300, 8), 0);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 5000, 8), 0);
     drain_add_pool(&d, &p);
     for (int i = 0; i < 8; i++)
         assert_true(pool_acquire(&p, &id));
     assert_false(pool_acquire(&p, &id)); /* empty: the launch would be dropped */
     assert_int_equal(atomic_load(&p.want_grow), 1);
-    drain_pass(&d); /* grows off the launch path */
-    assert_int_equal(atomic_load(&p.created), 264);
-    for (int i = 0; i < 256; i++)
+    drain_pass(&d); /* grows off the launch path, by at least 1024 */
+    assert_int_equal(atomic_load(&p.created), 8 + 1024);
+    for (int i = 0; i < 1024; i++)
+        assert_true(pool_acquire(&p, &id));
+    assert_false(pool_acquire(&p, &id));
+    drain_pass(&d); /* then by 3x, to 4x the size */
+    assert_int_equal(atomic_load(&p.created), 4 * 1032);
+    for (int i = 0; i < 3 * 1032; i++)
         assert_true(pool_acquire(&p, &id));
     assert_false(pool_acquire(&p, &id));
     drain_pass(&d);
-    assert_int_equal(atomic_load(&p.created), 300); /* never past the cap */
+    assert_int_equal(atomic_load(&p.created), 5000); /* never past the cap */
+    while (pool_acquire(&p, &id))
+        ;
     drain_pass(&d);
-    assert_int_equal(atomic_load(&p.created), 300);
+    assert_int_equal(atomic_load(&p.created), 5000);
 }
 
 static void test_create_failure(void **state)

@@ -1,0 +1,122 @@
+#!/bin/sh
+# env.sh - configuration from the environment: bad values warn once and fall back to the
+# default without touching the program; KTIME_OUTPUT / KTIME_FORMAT / KTIME_DISABLE. TAP.
+. "$(dirname "$0")/lib.sh"
+need_ktime
+
+A=$E2E_BIN/app_cudart
+ARGS="k_small=125000:10 k_big=1000000:7"
+# shellcheck disable=SC2086
+run_plain base "$A" $ARGS
+
+# bad_value VAR VALUE DEFAULT [QUERY WANT]: one warning naming VAR and DEFAULT; program
+# untouched; report written with the default in force.
+bad_value() {
+    rm -f "$tmp/b.json"
+    # shellcheck disable=SC2086
+    run_ktime bad KTIME_OUTPUT="$tmp/b.json" "$1=$2" "$A" $ARGS
+    _l="$1='$2'"
+    check "$_l: same exit status and stdout" same_run base bad
+    check "$_l: exactly one 'ktime:' line on stderr naming $1 and the default $3" one_warning "$tmp/bad.err" "$1" "$3"
+    check "$_l: report still written" jc "$tmp/b.json"
+    if [ $# -ge 5 ]; then
+        check "$_l: report uses the default" jc "$tmp/b.json" "$4" == "$5"
+    fi
+}
+bad_value KTIME_WARMUP abc 5 warmup 5
+bad_value KTIME_WARMUP -3 5 warmup 5
+bad_value KTIME_WARMUP 1e99 5 warmup 5
+bad_value KTIME_WARMUP "" 5 warmup 5
+bad_value KTIME_WARMUP 99999999999999999999999 5 warmup 5
+bad_value KTIME_WARMUP "5x" 5 warmup 5
+bad_value KTIME_LOG bogus warn
+bad_value KTIME_POOL_CAP 0 16384
+bad_value KTIME_POOL_CAP -1 16384
+bad_value KTIME_EXIT_WAIT_MS -1 2000
+bad_value KTIME_EXIT_WAIT_MS soon 2000
+bad_value KTIME_FORMAT yaml text
+
+# shellcheck disable=SC2086
+run_ktime good KTIME_OUTPUT="$tmp/g.json" KTIME_WARMUP=7 KTIME_LOG=warn KTIME_POOL_CAP=64 KTIME_EXIT_WAIT_MS=50 "$A" $ARGS
+check "valid settings: no warning" empty "$tmp/good.err"
+check "valid settings: KTIME_WARMUP=7 in force" jc "$tmp/g.json" warmup == 7
+check "valid settings: k_small 3 timed" exact "$tmp/g.json" k_small 3 125
+
+# --- where the report goes, and in which format ------------------------------------------
+# shellcheck disable=SC2086
+run_ktime txt KTIME_OUTPUT="$tmp/r.txt" "$A" $ARGS
+check "KTIME_OUTPUT=r.txt: same exit status and stdout" same_run base txt
+check "KTIME_OUTPUT=r.txt: nothing on stderr" empty "$tmp/txt.err"
+check "KTIME_OUTPUT=r.txt: text, not JSON" sh -c "! '$JCHECK' '$tmp/r.txt' 2>/dev/null"
+
+# text_report FILE: a first line naming ktime, a row per kernel holding its call count, and
+# something after the last kernel row (a footer).
+text_report() {
+    _bad=0
+    grep -v '^[[:space:]]*$' "$1" | head -n 1 | grep -qi ktime || { echo "first line does not mention ktime"; _bad=1; }
+    for _kv in k_small:10 k_big:7; do
+        grep "${_kv%%:*}" "$1" | grep -qw "${_kv#*:}" || { echo "no line with ${_kv%%:*} and its ${_kv#*:} calls"; _bad=1; }
+    done
+    _last=$(grep -n 'k_small\|k_big' "$1" | tail -n 1 | cut -d: -f1)
+    _end=$(grep -n '[^[:space:]]' "$1" | tail -n 1 | cut -d: -f1)
+    [ -n "$_last" ] && [ "$_end" -gt "$_last" ] || { echo "nothing after the last kernel row"; _bad=1; }
+    [ $_bad = 0 ] || { echo "report:"; head -n 30 "$1"; }
+    return $_bad
+}
+check "KTIME_OUTPUT=r.txt: header, kernel rows, footer" text_report "$tmp/r.txt"
+
+# shellcheck disable=SC2086
+run_ktime ft KTIME_OUTPUT="$tmp/f.txt" KTIME_FORMAT=text "$A" $ARGS
+check "KTIME_FORMAT=text: header, kernel rows, footer" text_report "$tmp/f.txt"
+# shellcheck disable=SC2086
+run_ktime fj KTIME_OUTPUT="$tmp/f.out" KTIME_FORMAT=json "$A" $ARGS
+check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_version == 1
+# shellcheck disable=SC2086
+run_ktime js KTIME_OUTPUT="$tmp/r.json" "$A" $ARGS
+check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 1
+
+# shellcheck disable=SC2086
+run_ktime se "$A" $ARGS
+check "no KTIME_OUTPUT: same exit status and stdout" same_run base se
+check "no KTIME_OUTPUT: text report on stderr" text_report "$tmp/se.err"
+# shellcheck disable=SC2086
+run_ktime sj KTIME_FORMAT=json "$A" $ARGS
+check "no KTIME_OUTPUT, KTIME_FORMAT=json: stderr is exactly one JSON report" jc "$tmp/sj.err" schema_version == 1
+
+rm -f "$tmp/nonexistent"
+# shellcheck disable=SC2086
+run_ktime bo KTIME_OUTPUT="$tmp/nonexistent/dir/r.txt" "$A" $ARGS
+check "unwritable KTIME_OUTPUT: same exit status and stdout" same_run base bo
+check "unwritable KTIME_OUTPUT: a 'ktime:' warning naming the path" \
+    sh -c "grep '^ktime:' '$tmp/bo.err' | grep -q 'nonexistent/dir/r.txt'"
+check "unwritable KTIME_OUTPUT: the report goes to stderr instead" text_report "$tmp/bo.err"
+check "unwritable KTIME_OUTPUT: no folder created" absent "$tmp/nonexistent"
+
+# --- KTIME_DISABLE ------------------------------------------------------------------------
+# shellcheck disable=SC2086
+run_ktime off KTIME_DISABLE=1 KTIME_OUTPUT="$tmp/off.json" FAKECUDA_COUNT_FILE="$tmp/off.cnt" "$A" $ARGS
+check "KTIME_DISABLE=1: same exit status and stdout" same_run base off
+check "KTIME_DISABLE=1: nothing on stderr" empty "$tmp/off.err"
+check "KTIME_DISABLE=1: no report" absent "$tmp/off.json"
+check "KTIME_DISABLE=1: no events created or recorded" \
+    sh -c "grep -qx 'event_record 0' '$tmp/off.cnt' && grep -qx 'event_create 0' '$tmp/off.cnt'"
+check "KTIME_DISABLE=1: every launch still reached the driver" \
+    sh -c "grep -qx 'launch k_small 10' '$tmp/off.cnt' && grep -qx 'launch k_big 7' '$tmp/off.cnt'"
+# shellcheck disable=SC2086
+run_ktime off2 KTIME_DISABLE=1 "$E2E_BIN/app_driver" $ARGS
+run_plain base2 "$E2E_BIN/app_driver" $ARGS
+check "KTIME_DISABLE=1 with -lcuda: same exit status and stdout, nothing on stderr" \
+    sh -c "cmp -s '$tmp/base2.out' '$tmp/off2.out' && [ \$(cat '$tmp/off2.rc') = 0 ] && [ ! -s '$tmp/off2.err' ]"
+
+# --- KTIME_LOG -----------------------------------------------------------------------------
+# shellcheck disable=SC2086
+run_ktime q KTIME_LOG=quiet KTIME_OUTPUT="$tmp/q.json" "$A" $ARGS
+check "KTIME_LOG=quiet: nothing on stderr" empty "$tmp/q.err"
+check "KTIME_LOG=quiet: report still written" jc "$tmp/q.json"
+# shellcheck disable=SC2086
+run_ktime dbg KTIME_LOG=debug KTIME_OUTPUT="$tmp/dbg.json" "$A" $ARGS
+check "KTIME_LOG=debug: same exit status and stdout" same_run base dbg
+check "KTIME_LOG=debug: every stderr line starts with 'ktime:'" sh -c "! grep -v '^ktime:' '$tmp/dbg.err'"
+check "KTIME_LOG=debug: report still written and exact" exact "$tmp/dbg.json" k_small 5 125
+
+finish

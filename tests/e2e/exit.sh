@@ -1,0 +1,72 @@
+#!/bin/sh
+# exit.sh - the report at exit: hung kernels, exit() from another thread, contexts torn down
+# before exit. TAP.
+. "$(dirname "$0")/lib.sh"
+need_ktime
+
+A=$E2E_BIN/app_cudart
+
+# A kernel that never finishes: the exit wait must give up after KTIME_EXIT_WAIT_MS.
+run_plain b "$A" --no-sync k=125000:10 hang_k=125000:1
+run_ktime k KTIME_OUTPUT="$tmp/h.json" KTIME_WARMUP=0 KTIME_EXIT_WAIT_MS=200 FAKECUDA_COUNT_FILE="$tmp/h.cnt" \
+    "$A" --no-sync k=125000:10 hang_k=125000:1
+R=$tmp/h.json
+check "hang: same exit status and stdout" same_run b k
+check "hang: report written" jc "$R"
+check "hang: finished within the exit wait (< 1500 ms)" sh -c "ms=\$(cat '$tmp/k.ms'); [ \"\$ms\" -lt 1500 ] || { echo \"took \$ms ms\"; exit 1; }"
+check "hang: incomplete_at_exit > 0" jc "$R" totals.incomplete_at_exit '>' 0
+check "hang: the launch before the hang was timed exactly" exact "$R" k 1 125
+check "hang: counts match the fake" counts_match "$R" "$tmp/h.cnt"
+check "hang: the 9 launches after the hang are incomplete" jc "$R" 'kernels[mangled=k].incomplete' == 9
+check "hang: the hung launch itself is incomplete" jc "$R" 'kernels[mangled=hang_k].incomplete' == 1
+check "hang: incomplete_at_exit is 10" jc "$R" totals.incomplete_at_exit == 10
+check "hang: every launch in exactly one bucket" accounting "$R"
+
+run_ktime k2 KTIME_EXIT_WAIT_MS=0 KTIME_OUTPUT="$tmp/h0.json" "$A" --no-sync k=125000:10 hang_k=125000:1
+check "hang with KTIME_EXIT_WAIT_MS=0: report written at once" jc "$tmp/h0.json"
+check "hang with KTIME_EXIT_WAIT_MS=0: same exit status and stdout" same_run b k2
+
+# exit(3) from a second thread while main waits in pthread_join.
+run_plain b3 "$E2E_BIN/app_exit_thread" 50 10
+run_ktime k3 KTIME_OUTPUT="$tmp/x.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/x.cnt" "$E2E_BIN/app_exit_thread" 50 10
+check "exit from a thread: exit status 3 kept" rc_is k3 3
+check "exit from a thread: same stdout" same_run b3 k3
+check "exit from a thread: report written" jc "$tmp/x.json"
+check "exit from a thread: counts match the fake" counts_match "$tmp/x.json" "$tmp/x.cnt"
+check "exit from a thread: main thread's launches timed exactly" exact "$tmp/x.json" ex_main 50 125
+check "exit from a thread: the exiting thread's launches timed exactly" exact "$tmp/x.json" ex_thread 10 250
+check "exit from a thread: every launch in exactly one bucket" accounting "$tmp/x.json"
+
+# Exit status of a program that returns non-zero on its own is kept too.
+run_plain b4 "$A" k=125000:3 hang_k=1:1
+run_ktime k4 KTIME_OUTPUT="$tmp/s.json" KTIME_EXIT_WAIT_MS=100 "$A" k=125000:3 hang_k=1:1
+check "a failing program's exit status (1) is kept" same_run b4 k4
+
+# Contexts torn down by the program while its events are still pending (they complete 100 ms
+# after recording and the program does not synchronise): cudaDeviceReset
+# (cuDevicePrimaryCtxReset), cuCtxDestroy, and releasing the last reference to the primary
+# context (which destroys it too). The launches before the teardown must still be timed.
+teardown_case() {  # LABEL STRICT PROGRAM ARGS...
+    _l=$1
+    _strict=$2
+    shift 2
+    rm -f "$tmp/r.cnt" "$tmp/r.json"
+    run_plain b5 FAKECUDA_COMPLETE_DELAY_US=100000 "$@"
+    run_ktime k5 KTIME_OUTPUT="$tmp/r.json" FAKECUDA_COMPLETE_DELAY_US=100000 FAKECUDA_COUNT_FILE="$tmp/r.cnt" "$@"
+    check "$_l: same exit status and stdout" same_run b5 k5
+    check "$_l: nothing on stderr" empty "$tmp/k5.err"
+    check "$_l: counts match the fake" counts_match "$tmp/r.json" "$tmp/r.cnt"
+    check "$_l: every launch in exactly one bucket" accounting "$tmp/r.json"
+    if [ "$_strict" = strict ]; then
+        check "$_l: the launches before the teardown are timed exactly" exact "$tmp/r.json" k 15 125
+    else
+        check_todo "$_strict" "$_l: the launches before the teardown are timed exactly" exact "$tmp/r.json" k 15 125
+    fi
+}
+teardown_case "cuDevicePrimaryCtxReset with events pending" strict "$A" --no-sync --reset k=125000:20
+teardown_case "cuCtxDestroy with events pending" strict "$E2E_BIN/app_driver" --no-sync --create-ctx k=125000:20
+teardown_case "last cuDevicePrimaryCtxRelease with events pending" \
+    "cuDevicePrimaryCtxRelease_v2 is not hooked; dropping the last reference destroys the context" \
+    "$A" --no-sync --release k=125000:20
+
+finish

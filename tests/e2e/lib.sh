@@ -1,0 +1,362 @@
+# lib.sh - shared helpers for ktime's end-to-end TAP scripts (POSIX sh; sourced, not run).
+#
+# Environment (set by `make check`; defaults assume the current folder is the top build dir):
+#   KTIME_LIB  absolute path of libktime.so        (default: src/.libs/libktime.so)
+#   FAKE_DIR   folder holding the fake libcuda.so.1 (default: tests/fake)
+#   E2E_BIN    folder holding the test programs     (default: tests/e2e)
+# A script sources this file, calls need_ktime (unless it runs without ktime), runs programs
+# with run_plain / run_ktime, asserts with check / check_todo, and ends with finish.
+
+e2e_fail_setup() { echo "Bail out! $*"; exit 99; }
+
+: "${E2E_BIN:=$PWD/tests/e2e}"
+: "${FAKE_DIR:=$PWD/tests/fake}"
+: "${KTIME_LIB:=$PWD/src/.libs/libktime.so}"
+JCHECK=$E2E_BIN/jcheck
+[ -x "$JCHECK" ] || e2e_fail_setup "jcheck not built: $JCHECK (set E2E_BIN)"
+[ -f "$FAKE_DIR/libcuda.so.1" ] || e2e_fail_setup "fake driver not built: $FAKE_DIR/libcuda.so.1 (set FAKE_DIR)"
+
+# The developer's own settings must not leak into the tests.
+for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p'); do
+    [ "$v" = KTIME_LIB ] || unset "$v"
+done
+unset LD_PRELOAD
+
+LDP=$FAKE_DIR:$E2E_BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# Every program run gets a wall-clock limit so a hang fails the test instead of the CI job.
+if command -v timeout >/dev/null 2>&1; then
+    TIMEOUT="timeout -k 5 ${E2E_TIMEOUT:-60}"
+else
+    TIMEOUT=
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktime-e2e.XXXXXX") || e2e_fail_setup "mktemp failed"
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+T=0
+
+need_ktime() {
+    [ -f "$KTIME_LIB" ] || e2e_fail_setup "libktime.so not built: $KTIME_LIB (set KTIME_LIB)"
+}
+
+ok() {
+    T=$((T + 1))
+    echo "ok $T - $1"
+}
+
+# not_ok DESC [DIAGNOSTIC-FILE]
+not_ok() {
+    T=$((T + 1))
+    echo "not ok $T - $1"
+    if [ -n "$2" ] && [ -s "$2" ]; then sed 's/^/# /' "$2" | head -n 40; fi
+}
+
+# check DESC COMMAND...: one TAP line, ok when COMMAND exits 0; its output is the diagnostic.
+check() {
+    _d=$1
+    shift
+    if "$@" >"$tmp/.check" 2>&1; then
+        ok "$_d"
+    else
+        echo "command: $*" >>"$tmp/.check"
+        not_ok "$_d" "$tmp/.check"
+    fi
+}
+
+# check_todo REASON DESC COMMAND...: like check, but a failure is an expected failure (TAP
+# TODO): for behaviour the contract wants but does not demand; it never fails the suite.
+check_todo() {
+    _r=$1
+    _d=$2
+    shift 2
+    T=$((T + 1))
+    if "$@" >"$tmp/.check" 2>&1; then
+        echo "ok $T - $_d # TODO $_r"
+    else
+        echo "not ok $T - $_d # TODO $_r"
+        sed 's/^/# /' "$tmp/.check" | head -n 20
+    fi
+}
+
+skip() {
+    T=$((T + 1))
+    echo "ok $T - $1 # SKIP $2"
+}
+
+finish() {
+    echo "1..$T"
+    exit 0
+}
+
+# run_plain NAME [VAR=VALUE...] PROGRAM [ARGS...]: runs against the fake without ktime.
+# run_ktime NAME [VAR=VALUE...] PROGRAM [ARGS...]: the same with libktime.so preloaded.
+# Results: $tmp/NAME.out, $tmp/NAME.err, $tmp/NAME.rc, $tmp/NAME.ms (wall time).
+run_plain() {
+    _n=$1
+    shift
+    _t0=$(e2e_now_ms)
+    $TIMEOUT env LD_LIBRARY_PATH="$LDP" "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err"
+    echo $? >"$tmp/$_n.rc"
+    echo $(($(e2e_now_ms) - _t0)) >"$tmp/$_n.ms"
+}
+
+run_ktime() {
+    _n=$1
+    shift
+    _t0=$(e2e_now_ms)
+    $TIMEOUT env LD_LIBRARY_PATH="$LDP" LD_PRELOAD="$KTIME_LIB" "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err"
+    echo $? >"$tmp/$_n.rc"
+    echo $(($(e2e_now_ms) - _t0)) >"$tmp/$_n.ms"
+}
+
+e2e_now_ms() {
+    _s=$(date +%s%N 2>/dev/null)
+    case $_s in
+        *N | '') echo $(($(date +%s) * 1000)) ;;
+        *) echo $((_s / 1000000)) ;;
+    esac
+}
+
+rc_of() { cat "$tmp/$1.rc"; }
+
+# --- assertions usable as check commands -------------------------------------------------
+
+# same_run BASE KTIME: same exit status and byte-identical stdout.
+same_run() {
+    if [ "$(rc_of "$1")" != "$(rc_of "$2")" ]; then
+        echo "exit status $(rc_of "$1") without ktime, $(rc_of "$2") with it"
+        echo "stderr with ktime:"
+        head -n 20 "$tmp/$2.err"
+        return 1
+    fi
+    if ! cmp -s "$tmp/$1.out" "$tmp/$2.out"; then
+        echo "stdout differs:"
+        diff "$tmp/$1.out" "$tmp/$2.out" | head -n 20
+        return 1
+    fi
+}
+
+# rc_is NAME CODE
+rc_is() {
+    [ "$(rc_of "$1")" = "$2" ] && return 0
+    echo "exit status $(rc_of "$1"), want $2"
+    echo "stderr:"
+    head -n 20 "$tmp/$1.err"
+    return 1
+}
+
+# empty FILE
+empty() {
+    [ ! -s "$1" ] && return 0
+    echo "not empty: $1"
+    head -n 20 "$1"
+    return 1
+}
+
+# absent FILE
+absent() {
+    [ ! -e "$1" ] && return 0
+    echo "exists: $1"
+    head -n 20 "$1"
+    return 1
+}
+
+# jc FILE QUERY OP VALUE [TOL]: jcheck assertion.
+jc() { "$JCHECK" "$@"; }
+
+# jv FILE QUERY: print a value (first match), nothing if none.
+jv() { "$JCHECK" "$1" "$2" 2>/dev/null | head -n 1; }
+
+# fcount COUNTFILE KEY [NAME]: a count the fake wrote at exit (0 when absent).
+fcount() {
+    if [ $# -ge 3 ]; then
+        awk -v k="$2" -v n="$3" '$1 == k && $2 == n && NF == 3 { v = $3 } END { print v + 0 }' "$1"
+    else
+        awk -v k="$2" '$1 == k && NF == 2 { v = $2 } END { print v + 0 }' "$1"
+    fi
+}
+
+# counts_match REPORT COUNTFILE: ktime's calls per kernel equal the fake's launch counts, its
+# graph rows' calls add up to the fake's cuGraphLaunch count, and totals.launches_seen is the
+# sum of both (launches of an invalid function handle are not compared).
+counts_match() {
+    _rep=$1
+    _cf=$2
+    _bad=0
+    [ -s "$_cf" ] || { echo "fake count file $_cf is empty"; return 1; }
+    _sum=0
+    for _k in $(awk '$1 == "launch" && NF == 3 { print $2 }' "$_cf"); do
+        _want=$(fcount "$_cf" launch "$_k")
+        _sum=$((_sum + _want))
+        _got=$(jv "$_rep" "kernels[mangled=$_k].calls")
+        if [ "$_got" != "$_want" ]; then
+            echo "kernel $_k: ktime calls '${_got:-missing}', the fake saw $_want launches"
+            _bad=1
+        fi
+    done
+    _n=$(jv "$_rep" 'kernels|len')
+    _i=0
+    _g=0
+    while [ "$_i" -lt "${_n:-0}" ]; do
+        if [ "$(jv "$_rep" "kernels[$_i].kind")" = graph ]; then
+            _g=$((_g + $(jv "$_rep" "kernels[$_i].calls")))
+        else
+            _k=$(jv "$_rep" "kernels[$_i].mangled")
+            if [ "$(fcount "$_cf" launch "$_k")" = 0 ]; then
+                echo "kernel '$_k' is in the report but the fake never saw it launched"
+                _bad=1
+            fi
+        fi
+        _i=$((_i + 1))
+    done
+    _want=$(fcount "$_cf" graph_launch)
+    if [ "$_g" != "$_want" ]; then
+        echo "graph rows have $_g calls, the fake saw $_want cuGraphLaunch"
+        _bad=1
+    fi
+    _sum=$((_sum + _want))
+    _got=$(jv "$_rep" totals.launches_seen)
+    if [ "$_got" != "$_sum" ]; then
+        echo "totals.launches_seen '${_got:-missing}', the fake saw $_sum launches"
+        _bad=1
+    fi
+    return $_bad
+}
+
+# accounting REPORT: every launch is in exactly one bucket.
+#   each row:  calls = warmup_skipped + captured + dropped + failed + timed + incomplete
+#   totals:    each bucket is the sum over rows (failed: failed_launches; calls:
+#              launches_seen); dropped = sum of dropped_reasons; incomplete_at_exit is at
+#              most the rows' incomplete (which also counts launches whose context died)
+accounting() {
+    _rep=$1
+    _bad=0
+    _n=$(jv "$_rep" 'kernels|len')
+    [ -n "$_n" ] || { echo "no kernels array"; return 1; }
+    _i=0
+    while [ "$_i" -lt "$_n" ]; do
+        _t=0
+        for _q in warmup_skipped captured dropped failed timed incomplete; do
+            _v=$(jv "$_rep" "kernels[$_i].$_q")
+            [ -n "$_v" ] || { echo "kernels[$_i]: $_q missing"; _bad=1; _v=0; }
+            _t=$((_t + _v))
+        done
+        _c=$(jv "$_rep" "kernels[$_i].calls")
+        if [ "$_c" != "$_t" ]; then
+            echo "kernels[$_i] ($(jv "$_rep" "kernels[$_i].mangled")): calls $_c != warmup_skipped+captured+dropped+failed+timed+incomplete = $_t"
+            _bad=1
+        fi
+        _i=$((_i + 1))
+    done
+    for _q in warmup_skipped:warmup_skipped captured:captured dropped:dropped failed:failed_launches timed:timed \
+        calls:launches_seen; do
+        _kq=${_q%%:*}
+        _tq=${_q#*:}
+        _s=$("$JCHECK" "$_rep" "kernels[].$_kq|sum" 2>/dev/null)
+        if [ "$_s" != "$(jv "$_rep" "totals.$_tq")" ]; then
+            echo "sum of kernels[].$_kq = $_s, totals.$_tq = $(jv "$_rep" "totals.$_tq")"
+            _bad=1
+        fi
+    done
+    _s=$("$JCHECK" "$_rep" 'kernels[].incomplete|sum' 2>/dev/null)
+    _v=$(jv "$_rep" totals.incomplete_at_exit)
+    if [ -z "$_v" ] || [ "$_v" -gt "${_s:-0}" ]; then
+        echo "totals.incomplete_at_exit '$_v' > sum of kernels[].incomplete $_s"
+        _bad=1
+    fi
+    _ds=0
+    for _q in $("$JCHECK" "$_rep" 'totals.dropped_reasons|keys' 2>/dev/null); do
+        _ds=$((_ds + $(jv "$_rep" "totals.dropped_reasons.$_q")))
+    done
+    if [ "$_ds" != "$(jv "$_rep" totals.dropped)" ]; then
+        echo "totals.dropped $(jv "$_rep" totals.dropped) != sum of dropped_reasons $_ds"
+        _bad=1
+    fi
+    return $_bad
+}
+
+# exact REPORT MANGLED TIMED DURATION_US: TIMED samples, all exactly DURATION_US.
+exact() {
+    _rep=$1
+    _k="kernels[mangled=$2]"
+    _bad=0
+    jc "$_rep" "$_k.timed" == "$3" || _bad=1
+    if [ "$3" -gt 0 ]; then
+        jc "$_rep" "$_k.min_us" == "$4" || _bad=1
+        jc "$_rep" "$_k.max_us" == "$4" || _bad=1
+        jc "$_rep" "$_k.mean_us" == "$4" || _bad=1
+        jc "$_rep" "$_k.stddev_us" == 0 || _bad=1
+        jc "$_rep" "$_k.m2_us2" == 0 || _bad=1
+        _s=$(awk -v n="$3" -v d="$4" 'BEGIN { printf "%.6f", n * d }')
+        jc "$_rep" "$_k.sum_us" '~' "$_s" 0.0006 || _bad=1
+        _s=$(awk -v n="$3" -v d="$4" 'BEGIN { printf "%.9f", n * d / 1000 }')
+        jc "$_rep" "$_k.total_ms" '~' "$_s" 0.0006 || _bad=1
+    fi
+    return $_bad
+}
+
+# samples_exact REPORT MANGLED DURATION_US: at least one sample, and every sample exactly
+# DURATION_US (however many were timed).
+samples_exact() {
+    _rep=$1
+    _k="kernels[mangled=$2]"
+    _bad=0
+    jc "$_rep" "$_k.timed" '>' 0 || _bad=1
+    jc "$_rep" "$_k.min_us" == "$3" || _bad=1
+    jc "$_rep" "$_k.max_us" == "$3" || _bad=1
+    jc "$_rep" "$_k.mean_us" == "$3" || _bad=1
+    jc "$_rep" "$_k.stddev_us" == 0 || _bad=1
+    _s=$(awk -v n="$(jv "$_rep" "$_k.timed")" -v d="$3" 'BEGIN { printf "%.6f", n * d }')
+    jc "$_rep" "$_k.sum_us" '~' "$_s" 0.0006 || _bad=1
+    return $_bad
+}
+
+# events_balanced REPORT COUNTFILE: the fake recorded exactly two events per timed launch.
+events_balanced() {
+    _t=$(jv "$1" totals.timed)
+    _e=$(fcount "$2" event_record)
+    [ "$_e" = $((2 * ${_t:-0})) ] && return 0
+    echo "fake saw $_e cuEventRecord calls, report has $_t timed launches (want 2 per timed launch)"
+    return 1
+}
+
+# one_warning ERRFILE VAR DEFAULT: stderr is exactly one line, starting "ktime:", naming
+# VAR and the default in force.
+one_warning() {
+    _n=$(wc -l <"$1")
+    _bad=0
+    [ "$_n" -eq 1 ] || { echo "stderr has $_n lines, want 1"; _bad=1; }
+    head -n 1 "$1" | grep -q '^ktime:' || { echo "stderr does not start with 'ktime:'"; _bad=1; }
+    grep -q "$2" "$1" || { echo "warning does not name $2"; _bad=1; }
+    grep -qw -- "$3" "$1" || { echo "warning does not give the default $3"; _bad=1; }
+    [ $_bad = 0 ] || { echo "stderr:"; head -n 10 "$1"; }
+    return $_bad
+}
+
+# stats DURATIONS N WARMUP: expected statistics (in µs) of a kernel whose durations (ns,
+# comma-separated) cycle per launch, launched N times with the first WARMUP not timed.
+# Prints: timed mean min max stddev sum m2
+stats() {
+    awk -v durs="$1" -v n="$2" -v w="$3" 'BEGIN {
+        k = split(durs, d, ",")
+        for (i = w; i < n; i++) {
+            x = d[(i % k) + 1] / 1000.0
+            c++; s += x
+            if (c == 1 || x < lo) lo = x
+            if (c == 1 || x > hi) hi = x
+            v[c] = x
+        }
+        if (c == 0) { print "0 0 0 0 0 0 0"; exit }
+        m = s / c
+        for (i = 1; i <= c; i++) m2 += (v[i] - m) ^ 2
+        sd = c > 1 ? sqrt(m2 / (c - 1)) : 0
+        printf "%d %.9f %.9f %.9f %.9f %.9f %.9f\n", c, m, lo, hi, sd, s, m2
+    }'
+}
+
+# sorted_by_total REPORT: kernels are sorted by total_ms, largest first.
+sorted_by_total() {
+    "$JCHECK" "$1" 'kernels[].total_ms' | awk 'NR > 1 && $1 > prev { bad = 1; print "total_ms " $1 " after " prev } { prev = $1 } END { exit bad }'
+}

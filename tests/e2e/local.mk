@@ -1,0 +1,113 @@
+# tests/e2e/local.mk - end-to-end tests through a fake CUDA driver (included by Makefile.am).
+#
+# The fake driver tests/fake/libcuda.so.1 is built by every `make check`, so it cannot drift.
+# The test scripts get KTIME_LIB, FAKE_DIR and E2E_BIN from AM_TESTS_ENVIRONMENT.
+
+# ---------------------------------------------------------------- the fake driver
+FAKE_CUDA = tests/fake/libcuda.so.1 tests/fake/libcuda.so
+check_DATA += $(FAKE_CUDA)
+CLEANFILES += $(FAKE_CUDA)
+EXTRA_DIST += tests/fake/fakecuda.c tests/fake/README.md
+
+tests/fake/libcuda.so.1: $(srcdir)/tests/fake/fakecuda.c
+	@$(MKDIR_P) tests/fake
+	$(AM_V_CC)$(CC) -shared -fPIC -O2 $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,libcuda.so.1 \
+		-o $@ $(srcdir)/tests/fake/fakecuda.c -lpthread -ldl
+# For linking with -lcuda.
+tests/fake/libcuda.so: tests/fake/libcuda.so.1
+	$(AM_V_GEN)rm -f $@ && ln -s libcuda.so.1 $@
+
+# ---------------------------------------------------------------- RTLD_NEXT libraries
+E2E_RTLD_LIBS = tests/e2e/librtldnext.so tests/e2e/librtldlater.so
+check_DATA += $(E2E_RTLD_LIBS)
+CLEANFILES += $(E2E_RTLD_LIBS)
+
+tests/e2e/librtldnext.so: $(srcdir)/tests/e2e/rtldnext.c
+	@$(MKDIR_P) tests/e2e
+	$(AM_V_CC)$(CC) -shared -fPIC $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,librtldnext.so -o $@ \
+		$(srcdir)/tests/e2e/rtldnext.c -ldl
+tests/e2e/librtldlater.so: $(srcdir)/tests/e2e/rtldlater.c
+	@$(MKDIR_P) tests/e2e
+	$(AM_V_CC)$(CC) -shared -fPIC $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,librtldlater.so -o $@ \
+		$(srcdir)/tests/e2e/rtldlater.c
+
+# ---------------------------------------------------------------- test programs
+E2E_APPS = \
+	tests/e2e/jcheck \
+	tests/e2e/fake_selftest \
+	tests/e2e/app_cudart \
+	tests/e2e/app_driver \
+	tests/e2e/app_threads \
+	tests/e2e/app_exit_thread \
+	tests/e2e/app_capture \
+	tests/e2e/app_fork \
+	tests/e2e/app_nocuda \
+	tests/e2e/app_fail \
+	tests/e2e/app_rtld_next
+check_PROGRAMS += $(E2E_APPS)
+
+E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
+E2E_CUDARTLIKE = $(E2E_APPUTIL) tests/e2e/cudartlike.c tests/e2e/cudartlike.h
+E2E_LIBCUDA = -L$(top_builddir)/tests/fake -lcuda
+
+tests_e2e_jcheck_SOURCES = tests/e2e/jcheck.c
+tests_e2e_jcheck_LDADD = -lm
+
+tests_e2e_fake_selftest_SOURCES = tests/e2e/fake_selftest.c
+tests_e2e_fake_selftest_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_fake_selftest_LDADD = $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_fake_selftest_DEPENDENCIES = $(FAKE_CUDA)
+
+tests_e2e_app_cudart_SOURCES = tests/e2e/app_cudart.c $(E2E_APPUTIL)
+tests_e2e_app_cudart_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_cudart_LDADD = -ldl -lpthread
+
+tests_e2e_app_driver_SOURCES = tests/e2e/app_driver.c $(E2E_APPUTIL)
+tests_e2e_app_driver_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_driver_LDADD = $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_app_driver_DEPENDENCIES = $(FAKE_CUDA)
+
+tests_e2e_app_threads_SOURCES = tests/e2e/app_threads.c $(E2E_CUDARTLIKE)
+tests_e2e_app_threads_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_threads_LDADD = -ldl -lpthread
+
+tests_e2e_app_exit_thread_SOURCES = tests/e2e/app_exit_thread.c $(E2E_CUDARTLIKE)
+tests_e2e_app_exit_thread_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_exit_thread_LDADD = -ldl -lpthread
+
+tests_e2e_app_capture_SOURCES = tests/e2e/app_capture.c $(E2E_CUDARTLIKE)
+tests_e2e_app_capture_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_capture_LDADD = -ldl -lpthread
+
+tests_e2e_app_fork_SOURCES = tests/e2e/app_fork.c $(E2E_CUDARTLIKE)
+tests_e2e_app_fork_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_fork_LDADD = -ldl -lpthread
+
+tests_e2e_app_nocuda_SOURCES = tests/e2e/app_nocuda.c
+tests_e2e_app_nocuda_LDADD = -ldl
+
+tests_e2e_app_fail_SOURCES = tests/e2e/app_fail.c $(E2E_CUDARTLIKE)
+tests_e2e_app_fail_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_fail_LDADD = -ldl -lpthread
+
+# librtldnext must come before librtldlater in the search order: the app calls a function of
+# each, so both stay needed even under --as-needed, in this order.
+tests_e2e_app_rtld_next_SOURCES = tests/e2e/app_rtld_next.c
+tests_e2e_app_rtld_next_LDADD = -L$(top_builddir)/tests/e2e -lrtldnext -lrtldlater -ldl
+EXTRA_tests_e2e_app_rtld_next_DEPENDENCIES = $(E2E_RTLD_LIBS)
+
+# ---------------------------------------------------------------- TAP scripts
+E2E_TESTS = \
+	tests/e2e/fake.sh \
+	tests/e2e/counts.sh \
+	tests/e2e/warmup.sh \
+	tests/e2e/threads.sh \
+	tests/e2e/pool.sh \
+	tests/e2e/exit.sh \
+	tests/e2e/env.sh \
+	tests/e2e/capture.sh \
+	tests/e2e/fork.sh \
+	tests/e2e/transparency.sh \
+	tests/e2e/fail.sh
+TESTS += $(E2E_TESTS)
+EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c

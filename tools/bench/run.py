@@ -1,0 +1,1081 @@
+#!/usr/bin/env python3
+"""ktime overhead benchmark: runs the workloads of bench.cu / torch_loop.py under each
+configuration, interleaved, and checks the results against ktime's overhead targets.
+
+    python3 tools/bench/run.py --lib build/src/.libs/libktime.so --bin build/bench --out $OUT
+    python3 tools/bench/run.py --analyze-only OUT/bench.json [--out DIR]   # no GPU needed
+    python3 tools/bench/run.py --selftest                                   # no GPU needed
+
+--bin is the folder tools/bench/build.sh filled (bench, libcuptitrace.so). Configurations:
+  bare            nothing preloaded
+  ktime-disabled  libktime with KTIME_DISABLE=1
+  ktime-warmup    libktime with KTIME_WARMUP=1000000000 (every launch on the untimed path)
+  ktime-timed     libktime with KTIME_WARMUP=0 (every launch timed)
+  raw-events      no tool; bench itself records an event pair around each launch (--raw-events)
+  cupti           libcuptitrace.so (CUPTI activity tracing of kernels, records only counted)
+  torch.profiler  torch.profiler.profile(activities=[CPU, CUDA]) around the torch loop
+Within each repetition every configuration runs once (the starting one rotates); medians over
+the repetitions are compared, min/max and quartiles are kept. Every ktime run writes its JSON
+report to a temporary folder and the launch counts in it are checked against what the program
+says it launched; a mismatch is a loud failure. Total wall time is kept under --budget-s
+(default 450 s): parts that would not fit are shortened or skipped, and say so.
+
+Writes OUT/bench.json (every raw number), OUT/bench.md (the tables, GPU, driver, date, command)
+and OUT/overhead.svg (plus overhead.png when matplotlib is importable). The final table is
+printed last. Exit status: 0 all targets pass, 1 a target failed or was not measured,
+2 a run or a sanity check failed, 77 no GPU.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+ALL_CONFIGS = ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "raw-events", "cupti",
+               "torch.profiler"]
+KTIME_ENV = {
+    "ktime-disabled": {"KTIME_DISABLE": "1"},
+    "ktime-warmup": {"KTIME_WARMUP": "1000000000"},
+    "ktime-timed": {"KTIME_WARMUP": "0"},
+}
+# configurations each workload runs under
+WORKLOAD_CONFIGS = {
+    "launch": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "raw-events", "cupti"],
+    "mixed": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "cupti"],
+    "torch": ["bare", "ktime-timed", "torch.profiler"],
+    "kernels": ["bare", "ktime-timed"],
+    "exit": ["bare", "ktime-timed"],
+    "long": ["ktime-timed"],
+}
+PARTS = ["launch", "mixed", "torch", "kernels", "exit", "long"]
+
+# targets
+UNTIMED_ADDED_NS = 50.0
+TIMED_VS_RAW = 1.1
+TORCH_RATIO = 1.3
+LONG_KERNEL_SLOWDOWN = 0.01
+DRAIN_CORE_FRACTION = 0.10
+DRAIN_RATE = 200000.0
+RSS_GROWTH_KB = 1024
+PER_KERNEL_BYTES = 8192
+EXIT_MS = 100.0
+
+T0 = time.monotonic()
+
+
+def log(msg):
+    print("[%6.1fs] %s" % (time.monotonic() - T0, msg), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics and analysis (pure: work on the data dict, so --analyze-only and --selftest use them)
+
+def stat(values):
+    v = sorted(x for x in values if x is not None and not (isinstance(x, float) and math.isnan(x)))
+    if not v:
+        return None
+    n = len(v)
+    if n >= 2:
+        q = statistics.quantiles(v, n=4, method="inclusive")
+        q1, q3 = q[0], q[2]
+    else:
+        q1 = q3 = v[0]
+    return {"n": n, "median": statistics.median(v), "min": v[0], "max": v[-1], "q1": q1, "q3": q3}
+
+
+def metric(data, workload, config, key):
+    """Values of RESULT key `key` over the successful runs of workload/config."""
+    runs = data.get("runs", {}).get(workload, {}).get(config, [])
+    out = []
+    for r in runs:
+        if r.get("ok") and isinstance(r.get("values", {}).get(key), (int, float)):
+            out.append(float(r["values"][key]))
+    return out
+
+
+def med(data, workload, config, key):
+    s = stat(metric(data, workload, config, key))
+    return s["median"] if s else None
+
+
+def paired_diffs(data, workload, config, key, base="bare"):
+    """Per-repetition differences config - base (same repetition, interleaved)."""
+    a = {r["rep"]: r["values"].get(key) for r in data.get("runs", {}).get(workload, {}).get(config, [])
+         if r.get("ok")}
+    b = {r["rep"]: r["values"].get(key) for r in data.get("runs", {}).get(workload, {}).get(base, [])
+         if r.get("ok")}
+    return [a[k] - b[k] for k in sorted(a) if k in b and isinstance(a[k], (int, float))
+            and isinstance(b[k], (int, float))]
+
+
+def fmt(x, spec="%.1f"):
+    return "-" if x is None else spec % x
+
+
+def target(tid, desc, measured, limit, ok, detail=""):
+    return {"id": tid, "target": desc, "measured": measured, "limit": limit,
+            "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"), "detail": detail}
+
+
+def analyze(data):
+    """Returns (summary dict, list of targets, launch rows) from the raw data."""
+    summ = {}
+    targets = []
+
+    # --- launch ---------------------------------------------------------------------------
+    rows = []
+    bare = med(data, "launch", "bare", "ns_per_launch")
+    raw = med(data, "launch", "raw-events", "ns_per_launch")
+    raw_added = raw - bare if raw is not None and bare is not None else None
+    summ["launch"] = {}
+    for cfg in WORKLOAD_CONFIGS["launch"]:
+        s = stat(metric(data, "launch", cfg, "ns_per_launch"))
+        if s is None:
+            continue
+        added = s["median"] - bare if bare is not None else None
+        pd = stat(paired_diffs(data, "launch", cfg, "ns_per_launch"))
+        verdict, limit = "-", ""
+        if cfg in ("ktime-disabled", "ktime-warmup") and added is not None:
+            verdict = "PASS" if added <= UNTIMED_ADDED_NS else "FAIL"
+            limit = "<= %.0f ns" % UNTIMED_ADDED_NS
+        elif cfg == "ktime-timed" and added is not None and raw_added is not None:
+            verdict = "PASS" if added <= TIMED_VS_RAW * raw_added else "FAIL"
+            limit = "<= %.1f x raw (%.0f ns)" % (TIMED_VS_RAW, TIMED_VS_RAW * raw_added)
+        row = {"config": cfg, "stat": s, "added": added,
+               "paired_added_median": pd["median"] if pd else None,
+               "ratio": s["median"] / bare if bare else None,
+               "vs_raw": added / raw_added if added is not None and raw_added else None,
+               "limit": limit, "result": verdict}
+        rows.append(row)
+        summ["launch"][cfg] = row
+    for cfg in ("ktime-disabled", "ktime-warmup"):
+        r = summ["launch"].get(cfg)
+        targets.append(target(
+            "untimed-" + cfg.split("-")[1],
+            "untimed launch (%s): added ns/launch vs bare" % cfg,
+            fmt(r["added"], "%.1f ns") if r else "-", "<= %.0f ns" % UNTIMED_ADDED_NS,
+            (r["added"] <= UNTIMED_ADDED_NS) if r and r["added"] is not None else None,
+            "paired per-rep median %s" % fmt(r["paired_added_median"], "%.1f ns") if r else ""))
+    r = summ["launch"].get("ktime-timed")
+    ok = None
+    if r and r["added"] is not None and raw_added is not None:
+        ok = r["added"] <= TIMED_VS_RAW * raw_added
+    targets.append(target(
+        "timed-launch", "timed launch: (ktime-timed - bare) vs (raw-events - bare)",
+        "%s vs raw %s (%s x)" % (fmt(r["added"] if r else None, "%.0f ns"), fmt(raw_added, "%.0f ns"),
+                                fmt(r["vs_raw"] if r else None, "%.2f")),
+        "<= %.1f x raw" % TIMED_VS_RAW, ok))
+
+    # --- drain thread CPU -------------------------------------------------------------------
+    frac = stat(metric(data, "launch", "ktime-timed", "drain_cpu_frac"))
+    per = stat(metric(data, "launch", "ktime-timed", "drain_ns_per_launch"))
+    rate = stat(metric(data, "launch", "ktime-timed", "launch_rate"))
+    found = metric(data, "launch", "ktime-timed", "drain_found")
+    d = {"cpu_frac": frac, "ns_per_launch": per, "launch_rate": rate}
+    ok, measured, detail = None, "-", ""
+    if frac and per and rate:
+        proj = per["median"] * DRAIN_RATE * 1e-9
+        d["projected_frac_at_200k"] = proj
+        if rate["median"] >= DRAIN_RATE:
+            ok = frac["median"] <= DRAIN_CORE_FRACTION
+            measured = "%.1f %% of a core at %.0fk launches/s" % (100 * frac["median"],
+                                                                   rate["median"] / 1e3)
+        else:
+            ok = proj <= DRAIN_CORE_FRACTION
+            measured = "%.1f %% at %.0fk/s; %.0f ns CPU/launch -> %.1f %% projected at 200k/s" % (
+                100 * frac["median"], rate["median"] / 1e3, per["median"], 100 * proj)
+        detail = "source: %s" % ",".join(sorted(set(
+            r["values"].get("drain_src", "?") for r in data["runs"]["launch"]["ktime-timed"]
+            if r.get("ok"))))
+    elif found and max(found) == 0:
+        measured, detail = "thread 'ktime-drain' not found", "no drain thread in ktime-timed runs"
+        ok = False
+    summ["drain"] = d
+    targets.append(target("drain-cpu", "drain thread CPU at 200k timed launches/s", measured,
+                          "<= %.0f %% of one core" % (100 * DRAIN_CORE_FRACTION), ok, detail))
+
+    # --- mixed --------------------------------------------------------------------------------
+    summ["mixed"] = {}
+    for part in ("5", "50", "500"):
+        key = "us_per_iter_" + part
+        b = med(data, "mixed", "bare", key)
+        for cfg in WORKLOAD_CONFIGS["mixed"]:
+            s = stat(metric(data, "mixed", cfg, key))
+            if s is None:
+                continue
+            summ["mixed"].setdefault(part, {})[cfg] = {
+                "stat": s, "slowdown": (s["median"] / b - 1) if b else None}
+    for part in ("50", "500"):
+        m = summ["mixed"].get(part, {}).get("ktime-timed")
+        sl = m["slowdown"] if m else None
+        bs = summ["mixed"].get(part, {}).get("bare")
+        noise = ""
+        if bs:
+            noise = "bare spread (max-min)/median %.2f %%" % (
+                100 * (bs["stat"]["max"] - bs["stat"]["min"]) / bs["stat"]["median"])
+        targets.append(target("kernels-%sus" % part, "%s us kernels (132-block spin): slowdown" % part,
+                              fmt(None if sl is None else 100 * sl, "%+.2f %%"),
+                              "<= %.0f %%" % (100 * LONG_KERNEL_SLOWDOWN),
+                              None if sl is None else sl <= LONG_KERNEL_SLOWDOWN, noise))
+
+    # --- torch ----------------------------------------------------------------------------------
+    summ["torch"] = {}
+    tb = med(data, "torch", "bare", "us_per_op")
+    for cfg in WORKLOAD_CONFIGS["torch"]:
+        s = stat(metric(data, "torch", cfg, "us_per_op"))
+        if s:
+            summ["torch"][cfg] = {"stat": s, "ratio": s["median"] / tb if tb else None}
+    rt = summ["torch"].get("ktime-timed", {}).get("ratio")
+    rp = summ["torch"].get("torch.profiler", {}).get("ratio")
+    ok = None
+    if rt is not None:
+        ok = rt <= TORCH_RATIO and (rp is None or rt < rp)
+    targets.append(target("torch", "PyTorch small-op loop: ktime-timed slowdown",
+                          "%s x (torch.profiler %s x)" % (fmt(rt, "%.3f"), fmt(rp, "%.3f")),
+                          "<= %.1f x and < profiler" % TORCH_RATIO, ok,
+                          "" if rp is not None else "torch.profiler not measured"))
+
+    # --- memory ---------------------------------------------------------------------------------
+    K = data.get("params", {}).get("kernels_k")
+    mem = {}
+    for cfg in WORKLOAD_CONFIGS["kernels"]:
+        runs = [r for r in data.get("runs", {}).get("kernels", {}).get(cfg, []) if r.get("ok")]
+        g = [r["values"]["rss_launched_kb"] - r["values"]["rss_pre_kb"] for r in runs
+             if "rss_launched_kb" in r["values"] and "rss_pre_kb" in r["values"]]
+        mem[cfg] = {"growth_kb": stat(g), "rss_kb": stat(metric(data, "kernels", cfg, "rss_kb")),
+                    "load_s": stat(metric(data, "kernels", cfg, "load_s"))}
+    per_kernel = None
+    if K and mem.get("ktime-timed", {}).get("growth_kb") and mem.get("bare", {}).get("growth_kb"):
+        per_kernel = (mem["ktime-timed"]["growth_kb"]["median"] -
+                      mem["bare"]["growth_kb"]["median"]) * 1024.0 / K
+    mem["per_kernel_bytes"] = per_kernel
+    plain = None  # the same from the final RSS alone (includes ktime's fixed cost)
+    if K and mem.get("ktime-timed", {}).get("rss_kb") and mem.get("bare", {}).get("rss_kb"):
+        plain = (mem["ktime-timed"]["rss_kb"]["median"] - mem["bare"]["rss_kb"]["median"]) * 1024.0 / K
+    mem["per_kernel_bytes_from_final_rss"] = plain
+    summ["memory"] = mem
+    targets.append(target("mem-per-kernel", "memory per distinct kernel (%s kernels)" % fmt(K, "%d"),
+                          fmt(per_kernel, "%.0f B"), "<= %d B" % PER_KERNEL_BYTES,
+                          None if per_kernel is None else per_kernel <= PER_KERNEL_BYTES,
+                          "RSS growth (after launching - before loading), ktime-timed minus bare; "
+                          "from final RSS alone %s" % fmt(plain, "%.0f B")))
+    lr = [r for r in data.get("runs", {}).get("long", {}).get("ktime-timed", []) if r.get("ok")]
+    growth = None
+    if lr and "rss_mid_kb" in lr[0]["values"]:
+        v = lr[0]["values"]
+        growth = v["rss_end_kb"] - v["rss_mid_kb"]
+        summ["long"] = {"n": v.get("n"), "rss_mid_at": v.get("rss_mid_at"),
+                        "rss_mid_kb": v["rss_mid_kb"], "rss_end_kb": v["rss_end_kb"],
+                        "growth_kb": growth, "ns_per_launch": v.get("ns_per_launch")}
+    lp = data.get("params", {}).get("long_n_run")
+    targets.append(target("rss-growth", "RSS growth, %s timed launches of 100 kernels vs after %s"
+                          % (fmt(lp, "%d"), fmt(data.get("params", {}).get("long_rss_at"), "%d")),
+                          fmt(growth, "%+d kB"), "<= %d kB" % RSS_GROWTH_KB,
+                          None if growth is None else growth <= RSS_GROWTH_KB,
+                          data.get("params", {}).get("long_note", "")))
+
+    # --- exit ----------------------------------------------------------------------------------
+    summ["exit"] = {}
+    for cfg in WORKLOAD_CONFIGS["exit"]:
+        s = stat(metric(data, "exit", cfg, "exit_ms"))
+        if s:
+            summ["exit"][cfg] = s
+    e = summ["exit"].get("ktime-timed")
+    eb = summ["exit"].get("bare")
+    targets.append(target("exit", "main return -> process end, %s kernels, nothing in flight"
+                          % fmt(data.get("params", {}).get("exit_k"), "%d"),
+                          "%s (bare %s)" % (fmt(e["median"] if e else None, "%.1f ms"),
+                                            fmt(eb["median"] if eb else None, "%.1f ms")),
+                          "<= %.0f ms" % EXIT_MS, None if e is None else e["median"] <= EXIT_MS,
+                          "max %s" % fmt(e["max"] if e else None, "%.1f ms")))
+
+    # --- sanity -----------------------------------------------------------------------------------
+    bad = [s for s in data.get("sanity", []) if not s.get("ok")]
+    nchk = len(data.get("sanity", []))
+    targets.append(target("sanity", "every run succeeded; ktime reports count the launches",
+                          "%d of %d checks failed" % (len(bad), nchk), "0 failed",
+                          None if nchk == 0 else not bad,
+                          "; ".join(s["msg"] for s in bad[:3])))
+    return summ, targets, rows
+
+
+def table(headers, rows):
+    w = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+         for i, h in enumerate(headers)]
+    out = ["| " + " | ".join(str(h).ljust(w[i]) for i, h in enumerate(headers)) + " |",
+           "|" + "|".join("-" * (x + 2) for x in w) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).ljust(w[i]) for i, c in enumerate(r)) + " |")
+    return "\n".join(out)
+
+
+def render(data, summ, targets, rows):
+    """The report as markdown; the last table is the final launch table."""
+    meta = data.get("meta", {})
+    p = data.get("params", {})
+    L = []
+    L.append("# ktime overhead benchmark")
+    L.append("")
+    L.append("- GPU: %s, driver %s" % (meta.get("gpu", "?"), meta.get("driver", "?")))
+    L.append("- date: %s, host %s, %s CPUs" % (meta.get("date", "?"), meta.get("host", "?"),
+                                                 meta.get("cpus", "?")))
+    L.append("- command: `%s`" % meta.get("command", "?"))
+    L.append("- libktime: `%s`; bench: `%s`; torch %s" % (meta.get("lib", "?"), meta.get("bin", "?"),
+                                                         meta.get("torch", "?")))
+    L.append("- repetitions: %s (configurations interleaved, median reported); wall time %s s"
+             % (p.get("reps", "?"), fmt(meta.get("wall_s"), "%.0f")))
+    if meta.get("notes"):
+        for n in meta["notes"]:
+            L.append("- note: %s" % n)
+    L.append("")
+
+    L.append("## Mixed kernels (us per iteration, %s blocks; slowdown vs bare)" % meta.get("blocks", "?"))
+    L.append("")
+    mrows = []
+    for cfg in WORKLOAD_CONFIGS["mixed"]:
+        cells = [cfg]
+        for part in ("5", "50", "500"):
+            m = summ["mixed"].get(part, {}).get(cfg)
+            if m:
+                cells.append("%.3f [%.3f-%.3f] %s" % (m["stat"]["median"], m["stat"]["min"],
+                                                      m["stat"]["max"],
+                                                      fmt(None if m["slowdown"] is None else
+                                                          100 * m["slowdown"], "%+.2f%%")))
+            else:
+                cells.append("-")
+        mrows.append(cells)
+    L.append(table(["config", "5 us", "50 us", "500 us"], mrows))
+    L.append("")
+
+    L.append("## PyTorch small-op loop (us per op)")
+    L.append("")
+    trows = [[cfg, "%.3f" % m["stat"]["median"], "%.3f-%.3f" % (m["stat"]["min"], m["stat"]["max"]),
+              fmt(m["ratio"], "%.3f")] for cfg, m in summ["torch"].items()]
+    L.append(table(["config", "us/op median", "min-max", "ratio"], trows))
+    L.append("")
+
+    L.append("## Memory and exit")
+    L.append("")
+    mm = summ["memory"]
+    xrows = []
+    for cfg in WORKLOAD_CONFIGS["kernels"]:
+        m = mm.get(cfg, {})
+        g, rs, ls = m.get("growth_kb"), m.get("rss_kb"), m.get("load_s")
+        xrows.append(["kernels %s: %s" % (fmt(p.get("kernels_k"), "%d"), cfg),
+                      "RSS %s kB, growth %s kB [%s-%s], load %s s" % (
+                          fmt(rs["median"] if rs else None, "%d"), fmt(g["median"] if g else None, "%d"),
+                          fmt(g["min"] if g else None, "%d"), fmt(g["max"] if g else None, "%d"),
+                          fmt(ls["median"] if ls else None, "%.2f"))])
+    if "long" in summ:
+        lg = summ["long"]
+        xrows.append(["long run ktime-timed", "%d launches (%.0f ns each): RSS %d kB after %d, %d kB at end"
+                      % (lg["n"], lg.get("ns_per_launch") or 0, lg["rss_mid_kb"], lg["rss_mid_at"],
+                         lg["rss_end_kb"])])
+    for cfg, s in summ["exit"].items():
+        xrows.append(["exit %s: %s" % (fmt(p.get("exit_k"), "%d"), cfg),
+                      "%.1f ms [%.1f-%.1f]" % (s["median"], s["min"], s["max"])])
+    d = summ["drain"]
+    if d.get("cpu_frac"):
+        xrows.append(["drain thread (launch, ktime-timed)",
+                      "%.2f %% of a core, %.1f ns CPU/launch, %.0f launches/s" % (
+                          100 * d["cpu_frac"]["median"], d["ns_per_launch"]["median"],
+                          d["launch_rate"]["median"])])
+    L.append(table(["what", "measured (median)"], xrows))
+    L.append("")
+
+    L.append("## Targets")
+    L.append("")
+    L.append(table(["target", "measured", "limit", "result", "detail"],
+                   [[t["target"], t["measured"], t["limit"], t["result"], t["detail"]] for t in targets]))
+    L.append("")
+
+    L.append("## Launch overhead (bench launch %s, ns per launch; added = median - bare median)"
+             % fmt(p.get("launch_n"), "%d"))
+    L.append("")
+    lrows = []
+    for r in rows:
+        s = r["stat"]
+        lrows.append([r["config"], "%.1f" % s["median"], "%.1f-%.1f" % (s["min"], s["max"]),
+                      fmt(r["added"], "%+.1f"), fmt(r["ratio"], "%.3f"), r["result"]])
+    L.append(table(["config", "ns/launch median", "min-max", "added ns", "ratio", "pass/fail"], lrows))
+    L.append("")
+    return "\n".join(L)
+
+
+def overall(targets):
+    n_pass = sum(1 for t in targets if t["result"] == "PASS")
+    n_fail = sum(1 for t in targets if t["result"] == "FAIL")
+    n_na = sum(1 for t in targets if t["result"] == "n/a")
+    return n_pass, n_fail, n_na
+
+
+def write_svg(path, rows):
+    """Horizontal bars: added ns per launch per configuration, whiskers from min to max."""
+    items = [r for r in rows if r["config"] != "bare" and r["added"] is not None]
+    W, bar_h, gap, left, right, top = 760, 26, 12, 150, 90, 50
+    H = top + len(items) * (bar_h + gap) + 50
+    bare = None
+    for r in rows:
+        if r["config"] == "bare":
+            bare = r["stat"]["median"]
+    vals = [0.0, UNTIMED_ADDED_NS]
+    for r in items:
+        vals += [r["added"], r["stat"]["max"] - bare, r["stat"]["min"] - bare]
+    lo, hi = min(vals), max(vals)
+    hi = hi + 0.05 * (hi - lo or 1)
+    lo = min(0.0, lo - 0.05 * (hi - lo or 1))
+
+    def x(v):
+        return left + (v - lo) / (hi - lo) * (W - left - right)
+
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+         'font-size="12">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="14" font-weight="bold">ktime: added host time per launch '
+         'vs bare (ns, median; whiskers min-max)</text>' % left]
+    s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>' % (x(0), top - 8, x(0), H - 40))
+    s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="red" stroke-dasharray="4,3"/>'
+             % (x(UNTIMED_ADDED_NS), top - 8, x(UNTIMED_ADDED_NS), H - 40))
+    s.append('<text x="%.1f" y="%d" fill="red">%.0f ns</text>' % (x(UNTIMED_ADDED_NS) + 3, top - 12,
+                                                                UNTIMED_ADDED_NS))
+    colors = {"ktime-disabled": "#7fb3d5", "ktime-warmup": "#5499c7", "ktime-timed": "#1f618d",
+              "raw-events": "#a9a9a9", "cupti": "#e59866"}
+    for i, r in enumerate(items):
+        y = top + i * (bar_h + gap)
+        a = r["added"]
+        x0, x1 = sorted((x(0), x(a)))
+        s.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 8, y + bar_h * 0.7, r["config"]))
+        s.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>'
+                 % (x0, y, max(x1 - x0, 0.5), bar_h, colors.get(r["config"], "#888")))
+        mn, mx = r["stat"]["min"] - bare, r["stat"]["max"] - bare
+        s.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>'
+                 % (x(mn), y + bar_h / 2, x(mx), y + bar_h / 2))
+        s.append('<text x="%.1f" y="%d">%+.0f</text>' % (max(x1, x(mx)) + 4, y + bar_h * 0.7, a))
+    # axis ticks
+    step = 10 ** math.floor(math.log10(max(hi - lo, 1)))
+    if (hi - lo) / step < 4:
+        step /= 2
+    t = math.ceil(lo / step) * step
+    while t <= hi:
+        s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#999"/>' % (x(t), H - 40, x(t), H - 35))
+        s.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%g</text>' % (x(t), H - 22, t))
+        t += step
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+
+
+def write_png(path, rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return False
+    items = [r for r in rows if r["config"] != "bare" and r["added"] is not None]
+    bare = [r for r in rows if r["config"] == "bare"][0]["stat"]["median"]
+    fig, ax = plt.subplots(figsize=(8, 0.6 * len(items) + 1.5))
+    names = [r["config"] for r in items]
+    vals = [r["added"] for r in items]
+    err = [[r["added"] - (r["stat"]["min"] - bare) for r in items],
+           [(r["stat"]["max"] - bare) - r["added"] for r in items]]
+    ax.barh(names, vals, xerr=err, color="#1f618d")
+    ax.axvline(UNTIMED_ADDED_NS, color="red", linestyle="--", label="%.0f ns" % UNTIMED_ADDED_NS)
+    ax.set_xlabel("added host time per launch vs bare (ns, median; min-max)")
+    ax.invert_yaxis()
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def emit(data, outdir):
+    """Analyzes, writes bench.json/bench.md/overhead.svg into outdir (if given), prints the tables
+    (the final launch table last) and returns the exit status."""
+    summ, targets, rows = analyze(data)
+    data["summary"] = summ
+    data["targets"] = targets
+    md = render(data, summ, targets, rows)
+    n_pass, n_fail, n_na = overall(targets)
+    tail = "targets: %d pass, %d fail, %d not measured" % (n_pass, n_fail, n_na)
+    if outdir:
+        os.makedirs(outdir, exist_ok=True)
+        with open(os.path.join(outdir, "bench.json"), "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        with open(os.path.join(outdir, "bench.md"), "w") as f:
+            f.write(md + "\n" + tail + "\n")
+        if rows and any(r["config"] == "bare" for r in rows):
+            write_svg(os.path.join(outdir, "overhead.svg"), rows)
+            write_png(os.path.join(outdir, "overhead.png"), rows)
+    print("", flush=True)
+    print(md, flush=True)
+    print(tail, flush=True)
+    sanity_bad = any(not s.get("ok") for s in data.get("sanity", []))
+    if sanity_bad:
+        return 2
+    return 0 if n_fail == 0 and n_na == 0 else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+def parse_results(text):
+    vals = {}
+    for line in text.splitlines():
+        if not line.startswith("RESULT "):
+            continue
+        for tok in line.split()[1:]:
+            if "=" not in tok:
+                continue
+            k, v = tok.split("=", 1)
+            try:
+                vals[k] = int(v)
+            except ValueError:
+                try:
+                    vals[k] = float(v)
+                except ValueError:
+                    vals[k] = v
+    return vals
+
+
+def tail_of(path, n=15):
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+        return "\n".join(lines[-n:])
+    except OSError:
+        return ""
+
+
+class Runner:
+    def __init__(self, a):
+        self.a = a
+        self.bench = os.path.join(a.bin, "bench")
+        self.tracer = os.path.join(a.bin, "libcuptitrace.so")
+        self.torch_loop = os.path.join(HERE, "torch_loop.py")
+        self.tmp = tempfile.mkdtemp(prefix="ktime-bench-")
+        self.deadline = T0 + a.budget_s
+        self.data = {"meta": {}, "params": {}, "runs": {}, "sanity": [], "warmup_runs": []}
+        self.seq = 0
+        self.cupti_warned = False
+        base = dict(os.environ)
+        for k in list(base):
+            if k.startswith("KTIME_") or k.startswith("CUPTITRACE_") or k == "LD_PRELOAD":
+                del base[k]
+        if base.pop("CUDA_LAUNCH_BLOCKING", None) is not None:
+            self.note("CUDA_LAUNCH_BLOCKING was set in the environment; removed for the runs")
+        base["PYTHONUNBUFFERED"] = "1"
+        self.base_env = base
+
+    def note(self, msg):
+        log("note: " + msg)
+        self.data["meta"].setdefault("notes", []).append(msg)
+
+    def left(self):
+        return self.deadline - time.monotonic()
+
+    def sanity(self, workload, cfg, rep, ok, msg):
+        self.data["sanity"].append({"workload": workload, "config": cfg, "rep": rep, "ok": ok, "msg": msg})
+        if not ok:
+            log("!!!! SANITY FAILURE: %s" % msg)
+
+    def command(self, workload, cfg):
+        a = self.a
+        if workload == "launch":
+            c = [self.bench, "launch", str(a.launch_n), "--warmup", str(a.launch_warmup)]
+        elif workload == "mixed":
+            n5, n50, n500 = a.mixed.split(",")
+            c = [self.bench, "mixed", "--n5", n5, "--n50", n50, "--n500", n500]
+        elif workload == "torch":
+            c = [a.python, self.torch_loop, "--iters", str(a.torch_iters)]
+            if cfg == "torch.profiler":
+                c += ["--profiler", "--fast-exit"]
+        elif workload == "kernels":
+            c = [self.bench, "kernels", str(a.kernels_k), "--launches", str(a.kernels_launches)]
+        elif workload == "exit":
+            c = [self.bench, "kernels", str(a.exit_k), "--launches", str(a.kernels_launches),
+                 "--exit-timer"]
+        elif workload == "long":
+            c = [self.bench, "launch", str(self.long_n), "--distinct", "100", "--warmup",
+                 str(a.launch_warmup), "--rss-at", str(a.long_rss_at)]
+        else:
+            raise ValueError(workload)
+        if cfg == "raw-events":
+            c.append("--raw-events")
+        return c
+
+    def run_one(self, workload, cfg, rep, cmd=None, timeout=None, record=True):
+        self.seq += 1
+        tag = "%03d-%s-%s-r%d" % (self.seq, workload, cfg.replace(".", "_"), rep)
+        cmd = cmd or self.command(workload, cfg)
+        env = dict(self.base_env)
+        report = None
+        if cfg.startswith("ktime-"):
+            env["LD_PRELOAD"] = self.a.lib
+            env.update(KTIME_ENV[cfg])
+            report = os.path.join(self.tmp, tag + ".ktime.json")
+            env["KTIME_OUTPUT"] = report
+        elif cfg == "cupti":
+            env["LD_PRELOAD"] = self.tracer
+            report = os.path.join(self.tmp, tag + ".cupti.json")
+            env["CUPTITRACE_OUTPUT"] = report
+        out = os.path.join(self.tmp, tag + ".out")
+        err = os.path.join(self.tmp, tag + ".err")
+        if timeout is None:
+            timeout = self.a.run_timeout
+        timeout = max(5.0, min(timeout, self.left() + 30))
+        t_start = time.monotonic_ns()
+        with open(out, "wb") as fo, open(err, "wb") as fe:
+            p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)
+            try:
+                rc = p.wait(timeout=timeout)
+                t_end = time.monotonic_ns()
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+                t_end = time.monotonic_ns()
+                rc = "timeout"
+        with open(out, "rb") as f:
+            vals = parse_results(f.read().decode("utf-8", "replace"))
+        r = {"rep": rep, "rc": rc, "wall_s": (t_end - t_start) * 1e-9, "values": vals,
+             "cmd": cmd, "tag": tag}
+        r["ok"] = rc == 0 and bool(vals)
+        if "main_return_ns" in vals:
+            vals["exit_ms"] = (t_end - vals["main_return_ns"]) * 1e-6
+        if not r["ok"]:
+            log("run FAILED (rc %s): %s %s\n%s" % (rc, cfg, " ".join(cmd), tail_of(err)))
+            self.keep_failed(tag)
+        if record:
+            if rc == 77:
+                r["ok"] = False
+            self.sanity(workload, cfg, rep, r["ok"], "%s %s rep %d: rc %s%s" % (
+                workload, cfg, rep, rc, "" if vals or rc != 0 else ", no RESULT line"))
+            if r["ok"]:
+                self.check_report(workload, cfg, rep, vals, report, tag)
+            self.data["runs"].setdefault(workload, {}).setdefault(cfg, []).append(r)
+        return r
+
+    def keep_failed(self, tag):
+        d = os.path.join(self.a.out, "failed")
+        os.makedirs(d, exist_ok=True)
+        for fn in os.listdir(self.tmp):
+            if fn.startswith(tag):
+                src = os.path.join(self.tmp, fn)
+                if os.path.getsize(src) < 8 << 20:
+                    shutil.copy(src, d)
+
+    def check_report(self, workload, cfg, rep, vals, report, tag):
+        """ktime's report must count exactly the launches the program made (launch, mixed,
+        kernels, exit, long) or at least the expected ones (torch)."""
+        where = "%s %s rep %d" % (workload, cfg, rep)
+        if cfg == "ktime-disabled":
+            ok = not os.path.exists(report)
+            self.sanity(workload, cfg, rep, ok, "%s: KTIME_DISABLE=1 %s a report" % (
+                where, "wrote" if not ok else "wrote no"))
+            return
+        if cfg == "cupti":
+            try:
+                with open(report) as f:
+                    c = json.load(f)
+            except (OSError, ValueError) as e:
+                self.sanity(workload, cfg, rep, False, "%s: no CUPTI tracer output (%s)" % (where, e))
+                return
+            vals["cupti_kernel_records"] = c.get("kernel_records")
+            vals["cupti_dropped"] = c.get("dropped")
+            exp = vals.get("launches_total")
+            got = c.get("kernel_records") or 0
+            # no records at all: CUPTI did not trace, the comparison is void (a failure); fewer
+            # than launched: records lost at exit or dropped, which does not change the cost
+            self.sanity(workload, cfg, rep, got > 0, "%s: CUPTI saw %s kernel records, program "
+                        "launched %s" % (where, got, exp))
+            if got > 0 and exp is not None and got < exp and not self.cupti_warned:
+                self.cupti_warned = True
+                self.note("the CUPTI tracer counted %d of %d kernels in %s (dropped %s); the tracing "
+                          "cost is still measured" % (got, exp, where, c.get("dropped")))
+            return
+        if not cfg.startswith("ktime-"):
+            return
+        try:
+            with open(report) as f:
+                rep_json = json.load(f)
+        except (OSError, ValueError) as e:
+            self.sanity(workload, cfg, rep, False, "%s: no usable ktime report (%s)" % (where, e))
+            self.keep_failed(tag)
+            return
+        t = rep_json.get("totals", {})
+        seen, timed = t.get("launches_seen"), t.get("timed")
+        vals["ktime_launches_seen"] = seen
+        vals["ktime_timed"] = timed
+        vals["ktime_kernels"] = len(rep_json.get("kernels", []))
+        vals["ktime_dropped"] = t.get("dropped")
+        vals["ktime_incomplete"] = t.get("incomplete_at_exit")
+        problems = []
+        if workload == "torch":
+            exp = vals.get("kernels_expected", 0)
+            if seen is None or seen < exp:
+                problems.append("launches_seen %s < %s expected" % (seen, exp))
+            if cfg == "ktime-timed" and (timed is None or timed < exp):
+                problems.append("timed %s < %s expected" % (timed, exp))
+        else:
+            exp = vals.get("launches_total")
+            if seen != exp:
+                problems.append("launches_seen %s != %s launched" % (seen, exp))
+            if cfg == "ktime-timed" and timed != exp:
+                problems.append("timed %s != %s launched" % (timed, exp))
+            if cfg == "ktime-warmup" and (timed != 0 or t.get("warmup_skipped") != exp):
+                problems.append("warmup config: timed %s (want 0), warmup_skipped %s (want %s)"
+                                % (timed, t.get("warmup_skipped"), exp))
+            if workload in ("kernels", "exit"):
+                want_k = (self.a.kernels_k if workload == "kernels" else self.a.exit_k) + 1
+                if vals["ktime_kernels"] != want_k:
+                    problems.append("%d kernels in the report, want %d" % (vals["ktime_kernels"], want_k))
+        if cfg == "ktime-timed" and (t.get("dropped") or t.get("incomplete_at_exit")):
+            problems.append("dropped %s (%s), incomplete %s" % (t.get("dropped"), t.get("dropped_reasons"),
+                                                                 t.get("incomplete_at_exit")))
+        self.sanity(workload, cfg, rep, not problems, "%s: ktime report: %s" % (
+            where, "; ".join(problems) if problems else "launches_seen %s, timed %s: ok" % (seen, timed)))
+        if problems:
+            self.keep_failed(tag)
+
+    def part(self, workload, reps, est_run_s):
+        cfgs = [c for c in WORKLOAD_CONFIGS[workload] if c in self.configs]
+        if not cfgs:
+            return
+        # fewer repetitions (down to 3) to leave the later parts their minimum; parts earlier in
+        # PARTS have priority: when 3 repetitions do not fit beside the reserve, they still run
+        # if they fit at all, and the later parts shrink or are skipped
+        need = est_run_s * len(cfgs) * reps
+        while reps > 3 and need > self.left() - self.reserve(workload):
+            reps -= 1
+            need = est_run_s * len(cfgs) * reps
+        if need > self.left():
+            self.note("part %s skipped: needs about %.0f s, %.0f s left" % (workload, need, self.left()))
+            return
+        if reps != self.a.reps:
+            self.note("part %s: %d repetitions (budget)" % (workload, reps))
+        log("== %s: %d configs x %d reps (about %.0f s)" % (workload, len(cfgs), reps, need))
+        self.data["params"]["reps_" + workload] = reps
+        for rep in range(reps):
+            order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
+            for cfg in order:
+                r = self.run_one(workload, cfg, rep)
+                v = r["values"]
+                keys = {"launch": ["ns_per_launch", "drain_cpu_frac"],
+                        "mixed": ["us_per_iter_5", "us_per_iter_50", "us_per_iter_500"],
+                        "torch": ["us_per_op"], "kernels": ["rss_pre_kb", "rss_launched_kb", "load_s"],
+                        "exit": ["exit_ms"]}[workload]
+                shown = " ".join("%s=%s" % (k, ("%.5g" % v[k]) if isinstance(v.get(k), float) else v[k])
+                                 for k in keys if k in v)
+                log("%s rep %d/%d %-15s %s  (%.1f s)" % (workload, rep + 1, reps, cfg,
+                                                         shown or "no result", r["wall_s"]))
+
+    def reserve(self, workload):
+        """Seconds kept back for the parts after this one (their minimum)."""
+        rest = PARTS[PARTS.index(workload) + 1:]
+        return sum(self.min_cost.get(p, 0) for p in rest if p in self.a.parts)
+
+    def main(self):
+        a = self.a
+        self.configs = set(ALL_CONFIGS)
+        if not os.path.exists(self.tracer):
+            self.note("libcuptitrace.so not in --bin: configuration cupti skipped")
+            self.configs.discard("cupti")
+        meta = self.data["meta"]
+        meta.update(gpu_info())
+        meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        meta["host"] = platform.node()
+        meta["cpus"] = os.cpu_count()
+        meta["command"] = " ".join([os.path.basename(sys.executable)] + sys.argv)
+        meta["lib"] = a.lib
+        meta["bin"] = a.bin
+        try:
+            with open(os.path.join(a.bin, "BUILD-INFO.txt")) as f:
+                meta["build_info"] = f.read()
+        except OSError:
+            pass
+        p = self.data["params"]
+        p.update({"reps": a.reps, "launch_n": a.launch_n, "launch_warmup": a.launch_warmup,
+                  "mixed": a.mixed, "torch_iters": a.torch_iters, "kernels_k": a.kernels_k,
+                  "kernels_launches": a.kernels_launches, "exit_k": a.exit_k, "long_n": a.long_n,
+                  "long_rss_at": a.long_rss_at, "budget_s": a.budget_s, "parts": a.parts})
+        log("GPU: %s, driver %s; budget %.0f s; tmp %s" % (meta.get("gpu"), meta.get("driver"),
+                                                           a.budget_s, self.tmp))
+
+        # warm-up round: one bare run of each workload (page cache, JIT cache of the generated
+        # PTX, torch import), timed to plan the budget
+        est = {}
+        log("== warm-up round (not measured)")
+        wl = {"launch": [self.bench, "launch", "20000", "--warmup", "1000"],
+              "mixed": self.command("mixed", "bare"),
+              "kernels": self.command("kernels", "bare"),
+              "exit": self.command("exit", "bare"),
+              "torch": [a.python, self.torch_loop, "--iters", str(a.torch_iters)]}
+        for w in ("launch", "mixed", "kernels", "exit", "torch"):
+            if w not in a.parts and not (w == "launch" and "long" in a.parts):
+                continue
+            r = self.run_one(w, "bare", -1, cmd=wl[w], record=False)
+            self.data["warmup_runs"].append({"workload": w, "rc": r["rc"], "wall_s": r["wall_s"],
+                                             "values": r["values"]})
+            log("warm-up %-8s rc %s  %.1f s" % (w, r["rc"], r["wall_s"]))
+            if w == "torch" and not r["ok"]:
+                self.note("torch loop failed in the warm-up run (rc %s): part torch skipped" % r["rc"])
+                a.parts = [x for x in a.parts if x != "torch"]
+                continue
+            if r["rc"] == 77 or (w == "launch" and not r["ok"]):
+                log("bench does not run on this GPU; giving up")
+                sys.exit(2 if r["rc"] != 77 else 77)
+            if w == "torch" and r["ok"]:
+                meta["torch"] = r["values"].get("torch")
+            if w == "mixed" and r["ok"]:
+                meta["blocks"] = r["values"].get("blocks")
+            est[w] = r["wall_s"]
+        wv = {w["workload"]: w["values"] for w in self.data["warmup_runs"]}
+        if "launch" in est:
+            # the warm-up launch run was 21k launches: start-up and exit = wall - launch time;
+            # scale the launches to launch_n + launch_warmup, the slower configs ~1.6x
+            ns = wv["launch"].get("ns_per_launch", 5000.0)
+            fixed = max(est["launch"] - 21000 * ns * 1e-9, 0.2)
+            est["launch"] = fixed + ns * 1e-9 * (a.launch_n + a.launch_warmup) * 1.6
+        if "kernels" in est and est["kernels"] > 20:
+            self.note("kernels %d took %.0f s in the warm-up run (PTX JIT?); load_s is in bench.json"
+                      % (a.kernels_k, est["kernels"]))
+        self.min_cost = {w: 3 * len(WORKLOAD_CONFIGS[w]) * est.get(w, 2.0) * 1.3 for w in est}
+        self.min_cost["long"] = 40.0
+
+        for w in PARTS:
+            if w not in a.parts:
+                continue
+            if w == "long":
+                self.long_part()
+                continue
+            self.part(w, a.reps, est.get(w, 2.0) * 1.3)
+
+        meta["wall_s"] = time.monotonic() - T0
+        if not a.keep_tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        else:
+            log("run files kept in %s" % self.tmp)
+        log("all runs done in %.0f s; results in %s" % (meta["wall_s"], a.out))
+        return emit(self.data, a.out)
+
+    def long_part(self):
+        a = self.a
+        ns = med(self.data, "launch", "ktime-timed", "ns_per_launch_incl_sync") or 6000.0
+        avail = self.left() - 15.0
+        n = int(min(a.long_n, avail / (ns * 1e-9 * 1.15)))
+        n = (n // 100000) * 100000
+        if n < max(10 * a.long_rss_at, 1000000):
+            self.note("long RSS run skipped: %.0f s left, %.0f ns per timed launch" % (self.left(), ns))
+            self.data["params"]["long_n_run"] = None
+            return
+        self.long_n = n
+        self.data["params"]["long_n_run"] = n
+        if n < a.long_n:
+            msg = "long RSS run shortened to %d launches (budget; %.0f ns per timed launch)" % (n, ns)
+            self.note(msg)
+            self.data["params"]["long_note"] = msg
+        log("== long: ktime-timed, launch %d --distinct 100 (about %.0f s)" % (n, n * ns * 1e-9))
+        r = self.run_one("long", "ktime-timed", 0, timeout=self.left() + 10)
+        v = r["values"]
+        log("long: RSS %s kB after %s, %s kB at end (%.1f s)" % (v.get("rss_mid_kb"), v.get("rss_mid_at"),
+                                                                 v.get("rss_end_kb"), r["wall_s"]))
+
+
+def gpu_info():
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,persistence_mode,"
+                            "clocks.sm,clocks.max.sm", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if q.returncode != 0 or not q.stdout.strip():
+        return {}
+    first = [x.strip() for x in q.stdout.strip().splitlines()[0].split(",")]
+    info = {"gpu": first[0], "driver": first[1] if len(first) > 1 else "?",
+            "gpu_count": len(q.stdout.strip().splitlines())}
+    if len(first) >= 5:
+        info.update({"persistence_mode": first[2], "sm_clock_at_start": first[3],
+                     "sm_clock_max": first[4]})
+    return info
+
+
+# ---------------------------------------------------------------------------------------------
+# self-test: synthetic data through the analysis
+
+def synthetic(seed=1, good=True):
+    rnd = random.Random(seed)
+    data = {"meta": {"gpu": "SYNTHETIC H100", "driver": "580.00", "date": "selftest",
+                     "command": "run.py --selftest", "blocks": 132, "torch": "0"},
+            "params": {"reps": 5, "launch_n": 200000, "kernels_k": 10000, "exit_k": 1000,
+                       "long_n_run": 10000000, "long_rss_at": 100000},
+            "runs": {}, "sanity": []}
+    base_ns = {"bare": 3200, "ktime-disabled": 3210, "ktime-warmup": 3230 if good else 3290,
+               "ktime-timed": 4750 if good else 5200, "raw-events": 4700, "cupti": 3900}
+
+    def add(w, cfg, rep, vals):
+        data["runs"].setdefault(w, {}).setdefault(cfg, []).append(
+            {"rep": rep, "rc": 0, "ok": True, "wall_s": 1.0, "values": vals})
+        data["sanity"].append({"workload": w, "config": cfg, "rep": rep, "ok": True, "msg": "ok"})
+
+    for rep in range(5):
+        for cfg, ns in base_ns.items():
+            v = {"ns_per_launch": ns + rnd.uniform(-8, 8), "launch_rate": 1e9 / ns}
+            if cfg == "ktime-timed":
+                v.update({"drain_found": 1, "drain_cpu_frac": 0.06, "drain_ns_per_launch": 290.0,
+                          "drain_src": "schedstat", "ns_per_launch_incl_sync": ns + 5})
+            add("launch", cfg, rep, v)
+        for cfg in WORKLOAD_CONFIGS["mixed"]:
+            f = {"ktime-timed": 1.004 if good else 1.03, "cupti": 1.002}.get(cfg, 1.0)
+            add("mixed", cfg, rep, {"us_per_iter_5": 7.0 * f, "us_per_iter_50": 51.5 * f + rnd.uniform(0, .01),
+                                    "us_per_iter_500": 501.6 * f})
+        for cfg, us in (("bare", 8.0), ("ktime-timed", 9.6), ("torch.profiler", 14.0)):
+            add("torch", cfg, rep, {"us_per_op": us + rnd.uniform(-.05, .05)})
+        if rep < 3:
+            add("kernels", "bare", rep, {"rss_pre_kb": 300000, "rss_launched_kb": 420000, "rss_kb": 420000,
+                                         "load_s": 0.5})
+            add("kernels", "ktime-timed", rep, {"rss_pre_kb": 302000,
+                                                "rss_launched_kb": 422000 + (30000 if good else 90000),
+                                                "rss_kb": 452000, "load_s": 0.5})
+        add("exit", "bare", rep, {"exit_ms": 20.0 + rep, "main_return_ns": 1})
+        add("exit", "ktime-timed", rep, {"exit_ms": 31.0 + rep if good else 150.0, "main_return_ns": 1})
+    add("long", "ktime-timed", 0, {"n": 10000000, "rss_mid_at": 100000, "rss_mid_kb": 400000,
+                                   "rss_end_kb": 400300 if good else 409000, "ns_per_launch": 4800})
+    return data
+
+
+def selftest():
+    tmp = tempfile.mkdtemp(prefix="ktime-bench-selftest-")
+    failures = []
+    # 1. a run where everything meets its target
+    d = synthetic(good=True)
+    rc = emit(d, os.path.join(tmp, "good"))
+    res = {t["id"]: t["result"] for t in d["targets"]}
+    want = {"untimed-disabled": "PASS", "untimed-warmup": "PASS", "timed-launch": "PASS",
+            "drain-cpu": "PASS", "kernels-50us": "PASS", "kernels-500us": "PASS", "torch": "PASS",
+            "mem-per-kernel": "PASS", "rss-growth": "PASS", "exit": "PASS", "sanity": "PASS"}
+    if res != want or rc != 0:
+        failures.append("good data: rc %s, %s" % (rc, res))
+    # 2. a run that misses targets
+    d = synthetic(good=False)
+    d["sanity"].append({"workload": "launch", "config": "ktime-timed", "rep": 0, "ok": False,
+                        "msg": "launch ktime-timed rep 0: ktime report: timed 1 != 2 launched"})
+    rc = emit(d, os.path.join(tmp, "bad"))
+    res = {t["id"]: t["result"] for t in d["targets"]}
+    for k in ("untimed-warmup", "timed-launch", "kernels-50us", "kernels-500us", "mem-per-kernel",
+              "rss-growth", "exit", "sanity"):
+        if res.get(k) != "FAIL":
+            failures.append("bad data: %s is %s, want FAIL" % (k, res.get(k)))
+    if res.get("untimed-disabled") != "PASS":
+        failures.append("bad data: untimed-disabled is %s" % res.get("untimed-disabled"))
+    if rc != 2:
+        failures.append("bad data: rc %s, want 2" % rc)
+    # 3. drain projection below 200k launches/s; missing parts are n/a
+    d = synthetic(good=True)
+    for r in d["runs"]["launch"]["ktime-timed"]:
+        r["values"]["launch_rate"] = 150000.0
+        r["values"]["drain_ns_per_launch"] = 600.0
+    del d["runs"]["torch"]
+    del d["runs"]["long"]
+    rc = emit(d, None)
+    res = {t["id"]: t["result"] for t in d["targets"]}
+    if res.get("drain-cpu") != "FAIL" or res.get("torch") != "n/a" or res.get("rss-growth") != "n/a":
+        failures.append("partial data: %s" % res)
+    if rc != 1:
+        failures.append("partial data: rc %s, want 1" % rc)
+    # 4. round trip through bench.json (--analyze-only)
+    with open(os.path.join(tmp, "good", "bench.json")) as f:
+        d2 = json.load(f)
+    _, t2, _ = analyze(d2)
+    if [t["result"] for t in t2] != [want[t["id"]] for t in t2]:
+        failures.append("round trip through bench.json changed the results")
+    # 5. parsing
+    v = parse_results("noise\nRESULT a=1 b=2.5 c=x\nRESULT main_return_ns=123456789012\n")
+    if v != {"a": 1, "b": 2.5, "c": "x", "main_return_ns": 123456789012}:
+        failures.append("parse_results: %s" % v)
+    for fn in ("bench.json", "bench.md", "overhead.svg"):
+        if not os.path.exists(os.path.join(tmp, "good", fn)):
+            failures.append("missing output " + fn)
+    try:
+        import xml.etree.ElementTree as ET
+        root = ET.parse(os.path.join(tmp, "good", "overhead.svg")).getroot()
+        if not root.tag.endswith("svg") or len(root.findall("{http://www.w3.org/2000/svg}rect")) != 6:
+            failures.append("overhead.svg: unexpected content")
+    except (OSError, ET.ParseError) as e:
+        failures.append("overhead.svg does not parse: %s" % e)
+    print("", flush=True)
+    if failures:
+        print("SELFTEST FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print("selftest ok (outputs in %s)" % tmp)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", help="libktime.so")
+    ap.add_argument("--bin", help="folder with bench and libcuptitrace.so (tools/bench/build.sh OUTDIR)")
+    ap.add_argument("--out", help="folder for bench.json, bench.md, overhead.svg")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--budget-s", type=float, default=450.0, help="total wall-time budget (s)")
+    ap.add_argument("--parts", default=",".join(PARTS), help="subset of " + ",".join(PARTS))
+    ap.add_argument("--launch-n", type=int, default=200000)
+    ap.add_argument("--launch-warmup", type=int, default=20000)
+    ap.add_argument("--mixed", default="5000,2000,300", help="iterations of the 5,50,500 us parts")
+    ap.add_argument("--torch-iters", type=int, default=10000)
+    ap.add_argument("--kernels-k", type=int, default=10000)
+    ap.add_argument("--kernels-launches", type=int, default=7)
+    ap.add_argument("--exit-k", type=int, default=1000)
+    ap.add_argument("--long-n", type=int, default=10000000)
+    ap.add_argument("--long-rss-at", type=int, default=100000)
+    ap.add_argument("--run-timeout", type=float, default=180.0, help="per run (s)")
+    ap.add_argument("--python", default=sys.executable, help="interpreter for torch_loop.py")
+    ap.add_argument("--quick", action="store_true", help="small sizes, 3 reps (a smoke test)")
+    ap.add_argument("--keep-tmp", action="store_true")
+    ap.add_argument("--analyze-only", metavar="BENCH_JSON")
+    ap.add_argument("--selftest", action="store_true")
+    a = ap.parse_args()
+
+    if a.selftest:
+        return selftest()
+    if a.analyze_only:
+        with open(a.analyze_only) as f:
+            data = json.load(f)
+        return emit(data, a.out)
+    if not (a.lib and a.bin and a.out):
+        ap.error("--lib, --bin and --out are required (or --analyze-only / --selftest)")
+    a.parts = [p for p in a.parts.split(",") if p]
+    bad = [p for p in a.parts if p not in PARTS]
+    if bad:
+        ap.error("unknown parts: %s" % ",".join(bad))
+    if a.quick:
+        a.reps = min(a.reps, 3)
+        a.launch_n, a.launch_warmup = 50000, 5000
+        a.mixed, a.torch_iters = "1000,400,60", 2000
+        a.kernels_k, a.long_n = 2000, 1000000
+    a.lib = os.path.abspath(a.lib)
+    a.bin = os.path.abspath(a.bin)
+    a.out = os.path.abspath(a.out)
+    for path in (a.lib, os.path.join(a.bin, "bench")):
+        if not os.path.exists(path):
+            print("run.py: %s not found" % path, file=sys.stderr)
+            return 2
+    if not gpu_info():
+        print("run.py: no NVIDIA GPU (nvidia-smi found none); nothing to measure", file=sys.stderr)
+        return 77
+    os.makedirs(a.out, exist_ok=True)
+    return Runner(a).main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
