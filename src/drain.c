@@ -108,7 +108,11 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             continue;
         }
         a = agg_get(d, s->kernel, p->device);
-        if (r == 0 && d->ops->elapsed(s->start, s->stop, &ms) == 0) {
+        if (s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) {
+            /* Its start event fired when the watchdog opened the gate, not at the launch. */
+            if (a)
+                a->forced++;
+        } else if (r == 0 && d->ops->elapsed(s->start, s->stop, &ms) == 0) {
             if (a)
                 stats_add(&a->st, (double)ms * 1000.0);
         } else if (a) {

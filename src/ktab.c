@@ -44,17 +44,19 @@ struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted)
             return e;
         if (cur != 0)
             continue;
-        /* Empty: claim it, unless the table already holds max entries. */
-        if (atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed) >= t->max) {
-            atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
-            return NULL;
+        /* Empty: claim it, unless the table already holds max entries. The slot is
+         * claimed before it is counted, so a thread that sees the count full and looks
+         * again also sees a key another thread claimed here meanwhile. */
+        if (atomic_load_explicit(&t->count, memory_order_acquire) >= t->max) {
+            cur = atomic_load_explicit(&e->key, memory_order_acquire);
+            return cur == key ? e : NULL;
         }
         if (atomic_compare_exchange_strong_explicit(&e->key, &cur, key, memory_order_acq_rel,
                                                     memory_order_acquire)) {
+            atomic_fetch_add_explicit(&t->count, 1, memory_order_release);
             *inserted = true;
             return e;
         }
-        atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
         if (cur == key) /* another thread inserted the same key here */
             return e;
     }

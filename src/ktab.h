@@ -33,7 +33,7 @@ int ktab_init(struct ktab *t, uint32_t max);
 
 /* Finds the entry of key (nonzero), or creates it. *inserted is true when this call
  * created it: the caller then names it with ktab_set_name(). Returns NULL when the table
- * is full. Any thread; lock-free; never allocates. */
+ * is full (threads inserting at the same moment may take it a few entries past max). Any thread; lock-free; never allocates. */
 struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted);
 
 /* Finds the entry of key without creating it; NULL when absent. Any thread; lock-free. */

@@ -141,6 +141,51 @@ static void gate_alloc(volatile uint32_t **host, uint64_t *dev)
     *dev = (uint64_t)d;
 }
 
+#define GATE_WATCH_INTERVAL_NS 5000000L /* a gate closed at two passes is opened: 5-10 ms */
+
+static void *gate_watchdog(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec ts = { 0, GATE_WATCH_INTERVAL_NS };
+        uint32_t n = atomic_load_explicit(&kt.drain.npools, memory_order_acquire), opened = 0;
+
+        nanosleep(&ts, NULL);
+        for (uint32_t i = 0; i < n; i++)
+            opened += pool_gate_watch(kt.drain.pools[i]);
+        if (opened)
+            log_debug("opened %u launch gate(s) held by a launch blocked in the driver", opened);
+    }
+    return NULL;
+}
+
+/* The watchdog is its own thread, making no CUDA calls, so that nothing a blocked driver
+ * holds can hold it up. Called under the set-up lock. */
+static void start_gate_watchdog(void)
+{
+    static bool started;
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, old;
+
+    if (started)
+        return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, gate_watchdog, NULL) == 0) {
+        started = true;
+        pthread_setname_np(t, "ktime-gatewatch");
+    } else {
+        kt.cfg.gate = false; /* no watchdog, no gates */
+        log_warn("could not start the gate watchdog; launch gates are off");
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 struct pool *ktime_pool_create(CUcontext ctx)
 {
     struct pool *p = NULL;
@@ -182,6 +227,8 @@ struct pool *ktime_pool_create(CUcontext ctx)
     }
     p->gate_host = gate_host;
     p->gate_dev = gate_dev;
+    if (gate_host)
+        start_gate_watchdog();
     record_device(dev);
     if (!kt.drain.started) {
         int err = drain_start(&kt.drain);
@@ -376,7 +423,8 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count)
             continue;
         stats_merge(&ks[row - 1].per_dev[d], &a->st);
         /* Pairs the driver could not resolve are drops of reason event_error. */
-        ks[row - 1].dropped += a->errors;
+        ks[row - 1].dropped += a->errors + a->forced;
+        r->drops[DROP_GATE_TIMEOUT] += a->forced;
         ks[row - 1].incomplete += a->incomplete;
         r->drops[DROP_EVENT_ERROR] += a->errors;
     }

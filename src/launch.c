@@ -41,8 +41,10 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
  * whatever happens after: a gate left closed would stall the stream for good. */
 static inline void gate_open(const struct launch *L)
 {
-    if (L->gate)
+    if (L->gate) {
         __atomic_store_n(&L->pool->gate_host[L->slot], L->gate, __ATOMIC_RELEASE);
+        atomic_store_explicit(&L->pool->slots[L->slot].gate_closed, 0, memory_order_release);
+    }
 }
 
 static bool special_stream(CUstream s)
@@ -70,7 +72,8 @@ static struct pool *pool_for(CUcontext ctx)
     return tls_pool;
 }
 
-bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
+                        bool first)
 {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUstream es = (ptds && s == NULL) ? CU_STREAM_PER_THREAD : s;
@@ -102,15 +105,23 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     /* The GPU must not run ahead of the CPU: on an idle stream the start event would fire
      * at once and the interval would include the CPU's time to submit the launch. A gate
      * holds the stream before the start event until the launch and its stop event are
-     * queued (launch_end opens it), so the events bracket the kernel alone. */
+     * queued (launch_end opens it), so the events bracket the kernel alone.
+     * A kernel's first launch is never gated: it may load its module, which waits for
+     * the stream. Whatever else blocks behind a gate, the watchdog opens it. */
     L->gate = 0;
-    if (p->gate_host && kt.cfg.gate) {
+    p->slots[slot].gen = 0;
+    if (p->gate_host && kt.cfg.gate && !first) {
         struct pool_slot *sl = &p->slots[slot];
-        uint32_t gen = sl->gen + 1 ? sl->gen + 1 : 1;
+        uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
+        sl->seq = gen;
+        atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
+        atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
         if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
             CUDA_SUCCESS) {
             sl->gen = gen;
             L->gate = gen;
+        } else {
+            atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
         }
     }
     L->k = k;

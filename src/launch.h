@@ -23,7 +23,8 @@ extern __thread int launch_busy __attribute__((tls_model("initial-exec")));
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
 
 /* The bracketing part of launch_begin(): capture check, pool, start event. */
-bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds);
+bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
+                        bool first);
 
 /* After the real call of a bracketed launch: the stop event, or the failure. */
 void launch_end(struct launch *L, CUresult r);
@@ -55,10 +56,10 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     }
     if (inserted)
         launch_first_seen(k, handle, kind);
-    if (atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed) <
-        (uint64_t)kt.cfg.warmup)
+    uint64_t n = atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed);
+    if (n < (uint64_t)kt.cfg.warmup)
         return false;
-    return launch_begin_timed(L, k, s, ptds);
+    return launch_begin_timed(L, k, s, ptds, n == 0);
 }
 
 #endif

@@ -48,3 +48,24 @@ uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
     }
     return made;
 }
+
+uint32_t pool_gate_watch(struct pool *p)
+{
+    uint32_t n = atomic_load_explicit(&p->created, memory_order_acquire), opened = 0;
+
+    if (!p->gate_host || atomic_load_explicit(&p->dead, memory_order_acquire))
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct pool_slot *s = &p->slots[i];
+        uint32_t g = atomic_load_explicit(&s->gate_closed, memory_order_acquire);
+
+        if (g && g == s->watch_seen) {
+            atomic_store_explicit(&s->forced, g, memory_order_release);
+            __atomic_store_n(&p->gate_host[i], g, __ATOMIC_RELEASE);
+            opened++;
+            g = 0;
+        }
+        s->watch_seen = g;
+    }
+    return opened;
+}

@@ -23,7 +23,11 @@ struct pool_slot {
     void *start, *stop;   /* the event pair */
     uintptr_t stream;     /* the stream it was recorded on (completion order is per stream) */
     uint32_t kernel;      /* ktab id of the launch */
-    uint32_t gen;         /* the last value its gate word was opened with */
+    uint32_t seq;         /* the last value its gate word was given (never reused soon) */
+    uint32_t gen;         /* this launch's gate value, 0 when not gated */
+    _Atomic uint32_t gate_closed; /* gen while the stream waits on the gate, else 0 */
+    _Atomic uint32_t forced;      /* gen the watchdog had to open: the sample is void */
+    uint32_t watch_seen;          /* the watchdog's memory of gate_closed */
 };
 
 struct pool {
@@ -77,5 +81,12 @@ static inline void pool_submit(struct pool *p, uint32_t slot)
 {
     mpmc_push(&p->submit_q, slot);
 }
+
+/* The gate watchdog's pass over p: opens every gate found closed, with the same value,
+ * at the previous pass too, and marks its slot forced. A launch that blocks inside the
+ * driver on work queued behind its own gate (lazy module loading, a local-memory resize,
+ * another thread's device-wide sync) would otherwise never return. Returns how many gates
+ * it opened. One watchdog thread; it never calls CUDA. */
+uint32_t pool_gate_watch(struct pool *p);
 
 #endif

@@ -149,7 +149,7 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
 }
 
 static const char *const drop_names[DROP_NREASONS] = {
-    "pool_exhausted", "event_error", "no_context", "table_full", "shutdown",
+    "pool_exhausted", "event_error", "no_context", "table_full", "shutdown", "gate_timeout",
 };
 
 static int finish(FILE *f)

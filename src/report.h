@@ -33,6 +33,7 @@ enum report_drop {
     DROP_NO_CONTEXT,        /* no context/pool could be had for the launch's stream */
     DROP_TABLE_FULL,        /* more distinct kernels than KTIME_MAX_KERNELS */
     DROP_SHUTDOWN,          /* launched while the report was being written */
+    DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
     DROP_NREASONS
 };
 

@@ -108,6 +108,7 @@ E2E_TESTS = \
 	tests/e2e/capture.sh \
 	tests/e2e/fork.sh \
 	tests/e2e/transparency.sh \
-	tests/e2e/fail.sh
+	tests/e2e/fail.sh \
+	tests/e2e/gate.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c

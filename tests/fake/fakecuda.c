@@ -123,6 +123,8 @@ struct stream {
     uint64_t clock_ns;         /* simulated time */
     uint64_t busy_until;       /* real time (ns, CLOCK_MONOTONIC) the last work completes */
     int hung;
+    volatile uint32_t *wait_addr; /* cuStreamWaitValue32: later work waits for *addr == val */
+    uint32_t wait_val;
     int cap_status;
     int cap_mode;
     uint64_t cap_id;
@@ -155,6 +157,8 @@ struct event {
     uint64_t stamp_ns;
     uint64_t complete_at;      /* real time */
     int hung;
+    volatile uint32_t *gate_addr; /* recorded behind a stream wait: done only once it passes */
+    uint32_t gate_val;
     struct stream *cap_stream;
     uint64_t cap_id;
 };
@@ -182,6 +186,7 @@ static struct kname *g_knames;
 static struct {
     uint64_t graph_launch, event_record, event_record_failed, event_create, event_destroy;
     uint64_t launch_invalid, graph_kernel_runs;
+    uint64_t stream_wait, lazy_blocked, lazy_timeout;
 } g_cnt;
 
 static __thread struct ctx *tl_stack[FAKE_CTX_STACK];
@@ -304,6 +309,9 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%sevent_record_failed %" PRIu64 "\n", pfx, g_cnt.event_record_failed);
         fprintf(f, "%sevent_create %" PRIu64 "\n", pfx, g_cnt.event_create);
         fprintf(f, "%sevent_destroy %" PRIu64 "\n", pfx, g_cnt.event_destroy);
+        fprintf(f, "%sstream_wait %" PRIu64 "\n", pfx, g_cnt.stream_wait);
+        fprintf(f, "%slazy_blocked %" PRIu64 "\n", pfx, g_cnt.lazy_blocked);
+        fprintf(f, "%slazy_timeout %" PRIu64 "\n", pfx, g_cnt.lazy_timeout);
         if (g_dlsym_default >= 0)
             fprintf(f, "%sdlsym_default %s\n", pfx, g_dlsym_default ? "ok" : "wrong");
         if (g_dlsym_next >= 0)
@@ -602,6 +610,18 @@ static struct graph *graph_new(uint32_t magic)
         }
     }
     return g;
+}
+
+/* Whether the stream's last cuStreamWaitValue32 still holds it (clears it once passed). */
+static int stream_gated(struct stream *s)
+{
+    if (!s->wait_addr)
+        return 0;
+    if (*s->wait_addr == s->wait_val) {
+        s->wait_addr = NULL;
+        return 0;
+    }
+    return 1;
 }
 
 /* Execute one kernel on a stream: advance its simulated clock. */
@@ -1910,6 +1930,8 @@ static CUresult event_record(CUevent h, CUstream hs, int ptsz)
         goto out;
     }
     ev->state = EV_RECORDED;
+    ev->gate_addr = stream_gated(s) ? s->wait_addr : NULL;
+    ev->gate_val = s->wait_val;
     ev->stamp_ns = s->clock_ns;
     ev->complete_at = now_ns() + g_delay_ns;
     ev->hung = s->hung;
@@ -1980,6 +2002,10 @@ static CUresult event_status(struct event *ev, uint64_t *until)
         return CUDA_SUCCESS;
     if (ev->hung) {
         *until = UINT64_MAX;
+        return CUDA_ERROR_NOT_READY;
+    }
+    if (ev->gate_addr && *ev->gate_addr != ev->gate_val) {
+        *until = now_ns() + 1000000; /* held behind a closed stream wait */
         return CUDA_ERROR_NOT_READY;
     }
     if (now_ns() < ev->complete_at) {
@@ -2346,6 +2372,22 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
         e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
         goto fail;
     }
+    /* A "lazy..." kernel behaves like a first launch that loads its module: the launch call
+     * itself waits for the stream's earlier work, a stream wait included (at most 3 s). */
+    if (strncmp(f->k->name, "lazy", 4) == 0 && stream_gated(s)) {
+        int polls = 0;
+        g_cnt.lazy_blocked++;
+        while (stream_gated(s) && polls++ < 30000) {
+            UNLOCK();
+            sleep_until(now_ns() + 100000);
+            LOCK();
+        }
+        if (stream_gated(s)) {
+            g_cnt.lazy_timeout++;
+            e = CUDA_ERROR_LAUNCH_TIMEOUT;
+            goto fail;
+        }
+    }
     stream_run(s, f->k);
     kn->ok++;
     goto out;
@@ -2357,6 +2399,66 @@ out:
           (e != CUDA_ERROR_INVALID_HANDLE && f) ? f->k->name : "?", gx,
           (void *)hs, (int)e, s ? s->clock_ns : 0);
     return e;
+}
+
+/* ---- pinned host memory and stream waits (launch gates) ---- */
+
+EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    CHECK_INIT();
+    if (!pp)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pp = calloc(1, bytes ? bytes : 1);
+    return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+    CHECK_INIT();
+    free(p);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags)
+{
+    (void)flags;
+    CHECK_INIT();
+    if (!d || !p)
+        return CUDA_ERROR_INVALID_VALUE;
+    *d = (CUdeviceptr)(uintptr_t)p; /* unified addressing */
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_wait32(CUstream hs, CUdeviceptr addr, cuuint32_t value, unsigned int flags,
+                              int ptsz)
+{
+    struct stream *s = NULL;
+    CUresult e;
+    if (!addr || flags != CU_STREAM_WAIT_VALUE_EQ)
+        return CUDA_ERROR_INVALID_VALUE; /* only what ktime uses */
+    LOCK();
+    e = resolve_stream(hs, ptsz, &s);
+    if (!e) {
+        g_cnt.stream_wait++;
+        s->wait_addr = (volatile uint32_t *)(uintptr_t)addr;
+        s->wait_val = value;
+    }
+    UNLOCK();
+    return e;
+}
+
+EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    CHECK_INIT();
+    return stream_wait32(s, addr, value, flags, 0);
+}
+
+EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint32_t value,
+                                            unsigned int flags)
+{
+    CHECK_INIT();
+    return stream_wait32(s, addr, value, flags, 1);
 }
 
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
@@ -2786,6 +2888,11 @@ EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
     X("cuEventCreate", 2000, 0, cuEventCreate) \
     X("cuEventDestroy", 2000, 0, cuEventDestroy) \
     X("cuEventDestroy", 4000, 0, cuEventDestroy_v2) \
+    X("cuMemHostAlloc", 2020, 0, cuMemHostAlloc) \
+    X("cuMemFreeHost", 2000, 0, cuMemFreeHost) \
+    X("cuMemHostGetDevicePointer", 3020, 0, cuMemHostGetDevicePointer_v2) \
+    X("cuStreamWaitValue32", 11070, 0, cuStreamWaitValue32_v2) \
+    X("cuStreamWaitValue32", 11070, 1, cuStreamWaitValue32_v2_ptsz) \
     X("cuEventRecord", 2000, 0, cuEventRecord) \
     X("cuEventRecord", 7000, 1, cuEventRecord_ptsz) \
     X("cuEventRecordWithFlags", 11010, 0, cuEventRecordWithFlags) \
