@@ -21,9 +21,10 @@ struct ktime_state kt = {
     .setup_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* Pairs made at a context's first timed launch (~1 ms of cuEventCreate): enough for the
- * launches a busy stream queues while the drain grows the pool. */
-#define POOL_INITIAL_PAIRS 1024
+/* Pairs made at a context's first timed launch. The drain grows the pool 4x at a time
+ * as soon as it runs short, publishing each new pair at once. Every event costs time again
+ * when the context is torn down at exit, so the start is modest. */
+#define POOL_INITIAL_PAIRS 256
 
 static const char *env_get(const char *name)
 {

@@ -439,8 +439,11 @@ static int cmd_launch(int argc, char **argv)
 static int cmd_mixed(int argc, char **argv)
 {
     long n5 = 5000, n50 = 2000, n500 = 300, blocks = 0;
+    bool raw = false;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--n5") && i + 1 < argc)
+        if (!strcmp(argv[i], "--raw-events"))
+            raw = true;
+        else if (!strcmp(argv[i], "--n5") && i + 1 < argc)
             n5 = parse_count(argv[++i], "--n5", 0, 100000000);
         else if (!strcmp(argv[i], "--n50") && i + 1 < argc)
             n50 = parse_count(argv[++i], "--n50", 0, 100000000);
@@ -483,13 +486,25 @@ static int cmd_mixed(int argc, char **argv)
         for (int i = 0; i < 20; i++)
             kt_bench_spin<<<(unsigned)blocks, 128>>>(p.ns, nullptr);
         total += 20;
+        // --raw-events: the program brackets each launch with its own event pair, created
+        // before the timed loop (the GPU-side floor of any event-based timer).
+        std::vector<cudaEvent_t> ev(raw ? 2 * (size_t)p.n : 0);
+        for (auto &e : ev)
+            CK(cudaEventCreate(&e));
         CK(cudaDeviceSynchronize());
         long long t0 = now_ns();
-        for (long i = 0; i < p.n; i++)
+        for (long i = 0; i < p.n; i++) {
+            if (raw)
+                CK(cudaEventRecord(ev[2 * i], 0));
             kt_bench_spin<<<(unsigned)blocks, 128>>>(p.ns, nullptr);
+            if (raw)
+                CK(cudaEventRecord(ev[2 * i + 1], 0));
+        }
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         long long t1 = now_ns();
+        for (auto &e : ev)
+            CK(cudaEventDestroy(e));
         total += p.n;
         char key[32];
         snprintf(key, sizeof key, "us_per_iter_%s", p.key);

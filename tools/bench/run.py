@@ -41,18 +41,22 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-ALL_CONFIGS = ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "raw-events", "cupti",
-               "torch.profiler"]
+ALL_CONFIGS = ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-nogate",
+               "raw-events", "cupti", "torch.profiler"]
 KTIME_ENV = {
     "ktime-disabled": {"KTIME_DISABLE": "1"},
     "ktime-warmup": {"KTIME_WARMUP": "1000000000"},
     "ktime-timed": {"KTIME_WARMUP": "0"},
+    # timed, without launch gates (KTIME_GATE=0): the cost of the gate itself
+    "ktime-nogate": {"KTIME_WARMUP": "0", "KTIME_GATE": "0"},
 }
 # configurations each workload runs under
 WORKLOAD_CONFIGS = {
-    "launch": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "raw-events", "cupti"],
-    "mixed": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "cupti"],
-    "torch": ["bare", "ktime-timed", "torch.profiler"],
+    "launch": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-nogate",
+               "raw-events", "cupti"],
+    "mixed": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-nogate",
+              "raw-events", "cupti"],
+    "torch": ["bare", "ktime-timed", "ktime-nogate", "torch.profiler"],
     "kernels": ["bare", "ktime-timed"],
     "exit": ["bare", "ktime-timed"],
     "long": ["ktime-timed"],
@@ -449,6 +453,7 @@ def write_svg(path, rows):
     s.append('<text x="%.1f" y="%d" fill="red">%.0f ns</text>' % (x(UNTIMED_ADDED_NS) + 3, top - 12,
                                                                 UNTIMED_ADDED_NS))
     colors = {"ktime-disabled": "#7fb3d5", "ktime-warmup": "#5499c7", "ktime-timed": "#1f618d",
+              "ktime-nogate": "#76448a",
               "raw-events": "#a9a9a9", "cupti": "#e59866"}
     for i, r in enumerate(items):
         y = top + i * (bar_h + gap)

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Libraries and frameworks under ktime, each against an independent count (issue: every
+launch path). Runs on the GPU machine from the repo root:
+
+    python3 tests/gpu/libs.py --lib build/src/.libs/libktime.so --gpu build/gpu --out $OUT
+
+For each workload in tests/gpu/workloads/: a bare run, and a run with
+LD_PRELOAD=libkcount.so:libktime.so (CUPTI activity records, gathered in the same process by
+the test helper libkcount; ktime itself is no CUPTI subscriber). Checks: same stdout; for each
+kernel, ktime's calls == CUPTI's records. Kernels that ran inside CUDA graphs are seen by
+CUPTI one by one but by ktime as the graph's launch, so for a workload with graphs the check is
+the total: CUPTI records == sum over kernels of (calls - captured) + sum over graph rows of
+calls x kernel nodes. torch.profiler and compute-sanitizer run with ktime alone (each brings
+its own CUPTI or instrumentation): same stdout, their own success, and a ktime report.
+Prints a markdown table last and writes it to OUT/libs.md. Exit 77 without a GPU.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(HERE, "workloads")
+PY = ["cublas", "cudnn", "triton_add", "torch_graphs", "nccl_allreduce"]
+
+
+def run(cmd, env_extra, timeout=240):
+    env = dict(os.environ)
+    for k in ("LD_PRELOAD", "KTIME_OUTPUT", "KCOUNT_OUTPUT"):
+        env.pop(k, None)
+    env.update(env_extra)
+    env["PYTHONPATH"] = WORK
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=WORK)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        return "timeout", e.stdout or "", e.stderr or ""
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def nodes_of(label):
+    m = re.search(r"\((\d+) kernel nodes", label)
+    return int(m.group(1)) if m else 0
+
+
+def compare(kt, kc):
+    """Returns (cupti_total, ktime_total, mismatches list)."""
+    cupti = {k["mangled"]: k["count"] for k in kc["kernels"]}
+    graphs = [k for k in kt["kernels"] if k.get("kind") == "graph"]
+    kernels = {k["mangled"]: k for k in kt["kernels"] if k.get("kind") != "graph"}
+    cupti_total = sum(cupti.values())
+    if graphs:
+        kt_total = sum(k["calls"] - k["captured"] for k in kernels.values()) + \
+            sum(g["calls"] * nodes_of(g["name"]) for g in graphs)
+        bad = [] if kt_total == cupti_total else ["total: CUPTI %d, ktime %d" % (cupti_total, kt_total)]
+        return cupti_total, kt_total, bad
+    kt_total = sum(k["calls"] for k in kernels.values())
+    bad = []
+    for name in sorted(set(cupti) | set(kernels)):
+        c = cupti.get(name, 0)
+        k = kernels[name]["calls"] if name in kernels else 0
+        if c != k:
+            bad.append("%s: CUPTI %d, ktime %d" % (name[:70], c, k))
+    return cupti_total, kt_total, bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--gpu", required=True, help="tests/gpu/build.sh output (libkcount.so, app_static)")
+    ap.add_argument("--out", default=os.environ.get("OUT", "libs-out"))
+    a = ap.parse_args()
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        print("no GPU")
+        sys.exit(77)
+    lib = os.path.abspath(a.lib)
+    kcount = os.path.abspath(os.path.join(a.gpu, "libkcount.so"))
+    os.makedirs(a.out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="ktime-libs.")
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    rows, notes = [], []
+
+    for w in PY:
+        cmd = [sys.executable, os.path.join(WORK, w + ".py")]
+        rc0, out0, err0 = run(cmd, {})
+        ktj, kcj = os.path.join(tmp, w + ".ktime.json"), os.path.join(tmp, w + ".kcount.json")
+        rc1, out1, err1 = run(cmd, {"LD_PRELOAD": kcount + ":" + lib, "KTIME_OUTPUT": ktj,
+                                    "KCOUNT_OUTPUT": kcj, "KTIME_WARMUP": "5"})
+        kt, kc = load(ktj), load(kcj)
+        same = rc0 == rc1 and out0 == out1
+        if rc0 != 0:
+            notes.append("%s: bare run failed (rc %s): %s" % (w, rc0, err0.strip()[-300:]))
+        if kt is None or kc is None:
+            rows.append((w, "-", "-", "-", "yes" if same else "NO", "no report (rc %s)" % rc1))
+            notes.append("%s: ktime %s, kcount %s; stderr: %s" % (w, "ok" if kt else "missing",
+                         "ok" if kc else "missing", err1.strip()[-400:]))
+            continue
+        ct, kt_total, bad = compare(kt, kc)
+        rows.append((w, ct, kt_total, len(bad), "yes" if same else "NO",
+                     "dropped %d, incomplete %d" % (kt["totals"]["dropped"], kt["totals"]["incomplete_at_exit"])))
+        notes += ["%s: %s" % (w, b) for b in bad[:10]]
+        if not same:
+            notes.append("%s: stdout differs: bare %r / ktime %r (rc %s/%s)" % (w, out0[-200:], out1[-200:], rc0, rc1))
+
+    # torch.profiler in the same process as ktime.
+    cmd = [sys.executable, os.path.join(WORK, "profiler_coexist.py")]
+    rc0, out0, _ = run(cmd, {})
+    ktj = os.path.join(tmp, "profiler.ktime.json")
+    rc1, out1, err1 = run(cmd, {"LD_PRELOAD": lib, "KTIME_OUTPUT": ktj})
+    kt = load(ktj)
+    ok = "profiler recorded CUDA kernels: yes" in out1
+    rows.append(("torch.profiler + ktime", "-", kt["totals"]["launches_seen"] if kt else "-", "-",
+                 "yes" if (rc0 == rc1 and out0 == out1) else "NO",
+                 "profiler saw kernels: %s" % ("yes" if ok else "NO")))
+    if not ok or kt is None:
+        notes.append("profiler: %s / %s" % (out1.strip()[-300:], err1.strip()[-300:]))
+
+    # compute-sanitizer (memcheck) on the static app with ktime preloaded.
+    app = os.path.abspath(os.path.join(a.gpu, "app_static"))
+    args = ["-n", "20,10,4,2"]
+    rc0, out0, _ = run([app] + args, {})
+    ktj = os.path.join(tmp, "sanitizer.ktime.json")
+    rc1, out1, err1 = run(["compute-sanitizer", "--tool", "memcheck", app] + args,
+                          {"LD_PRELOAD": lib, "KTIME_OUTPUT": ktj}, timeout=300)
+    kt = load(ktj)
+    clean = "ERROR SUMMARY: 0 errors" in (out1 + err1)
+    app_out = "\n".join(l for l in out1.splitlines() if not l.startswith("========"))
+    rows.append(("compute-sanitizer + ktime", "-", kt["totals"]["launches_seen"] if kt else "-", "-",
+                 "yes" if app_out.strip() == out0.strip() else "NO",
+                 "memcheck %s, rc %s" % ("0 errors" if clean else "NOT clean", rc1)))
+    if not clean or kt is None:
+        notes.append("sanitizer: %s / %s" % (out1.strip()[-400:], err1.strip()[-400:]))
+
+    head = "| workload | launches (CUPTI) | launches (ktime) | mismatched kernels | output identical | notes |\n|---|---|---|---|---|---|\n"
+    table = head + "".join("| %s | %s | %s | %s | %s | %s |\n" % r for r in rows)
+    md = "# ktime: libraries and frameworks against CUPTI\n\n- date: %s\n- GPU: %s\n\n%s\n" % (
+        datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), smi, table)
+    if notes:
+        md += "\nNotes:\n\n" + "".join("- %s\n" % n for n in notes)
+    with open(os.path.join(a.out, "libs.md"), "w") as f:
+        f.write(md)
+    print("\n".join("note: " + n for n in notes))
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
