@@ -21,10 +21,10 @@ struct ktime_state kt = {
     .setup_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* Pairs made at a context's first timed launch. The drain grows the pool 4x at a time
- * as soon as it runs short, publishing each new pair at once. Every event costs time again
- * when the context is torn down at exit, so the start is modest. */
-#define POOL_INITIAL_PAIRS 256
+/* Pairs made at a context's first timed launch (~1 ms). The drain grows the pool 4x at a
+ * time as soon as it runs short, publishing each new pair at once; with 256 to start, two
+ * threads bursting launches on an H200 still ran it dry. */
+#define POOL_INITIAL_PAIRS 1024
 
 static const char *env_get(const char *name)
 {
@@ -467,6 +467,7 @@ static void report_finish(bool from_drain_thread)
     r.argv = argv;
     r.pid = (long)getpid();
     r.warmup = kt.cfg.warmup;
+    r.gated = kt.cfg.gate;
     r.devices = kt.devices;
     r.ndevices = atomic_load(&kt.ndevices);
     for (int i = 0; i < DROP_NREASONS; i++)

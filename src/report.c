@@ -215,7 +215,10 @@ int report_write_text(FILE *f, struct report *r)
     fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
             r->warmup);
     fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
-               "         each interval includes the GPU's grid launch latency (a few us)\n\n");
+               "         each interval includes the GPU's grid launch latency (a few us)\n");
+    fprintf(f, "gate     %s\n\n",
+            r->gated ? "on: the stream is held until the launch is queued (KTIME_GATE)"
+                     : "off: a launch reaching an idle stream also counts its submission time");
 
     fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Calls",
             "Warmup", "Timed", "Mean us", "Min us", "Max us", "Stddev us", "Kernel");
@@ -337,8 +340,9 @@ int report_write_json(FILE *f, struct report *r)
         fputs(i ? ", " : "", f);
         json_str(f, r->argv[i]);
     }
-    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"warmup\": %ld,\n",
-            r->pid, r->warmup);
+    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"launch_gate\": %s,\n"
+               "  \"warmup\": %ld,\n",
+            r->pid, r->gated ? "true" : "false", r->warmup);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);

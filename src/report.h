@@ -43,6 +43,7 @@ struct report {
     int argc;
     long pid;
     long warmup;
+    int gated;                      /* launch gates on (KTIME_GATE) */
     const struct report_device *devices;
     int ndevices;
     struct report_kernel *kernels;  /* the writer sorts them in place */

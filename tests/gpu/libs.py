@@ -38,7 +38,8 @@ def run(cmd, env_extra, timeout=240):
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=WORK)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
-        return "timeout", e.stdout or "", e.stderr or ""
+        dec = lambda b: b.decode("utf-8", "replace") if isinstance(b, bytes) else (b or "")
+        return "timeout", dec(e.stdout), dec(e.stderr)
 
 
 def load(path):
@@ -80,6 +81,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--gpu", required=True, help="tests/gpu/build.sh output (libkcount.so, app_static)")
     ap.add_argument("--out", default=os.environ.get("OUT", "libs-out"))
+    ap.add_argument("--sanitizer-app", help="program for the compute-sanitizer run (default: app_static)")
     a = ap.parse_args()
     if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("no GPU")
@@ -127,13 +129,13 @@ def main():
     if not ok or kt is None:
         notes.append("profiler: %s / %s" % (out1.strip()[-300:], err1.strip()[-300:]))
 
-    # compute-sanitizer (memcheck) on the static app with ktime preloaded.
-    app = os.path.abspath(os.path.join(a.gpu, "app_static"))
-    args = ["-n", "20,10,4,2"]
+    # compute-sanitizer (memcheck) on a static-cudart program with ktime preloaded.
+    app = os.path.abspath(a.sanitizer_app or os.path.join(a.gpu, "app_static"))
+    args = [] if a.sanitizer_app else ["-n", "20,10,4,2"]
     rc0, out0, _ = run([app] + args, {})
     ktj = os.path.join(tmp, "sanitizer.ktime.json")
     rc1, out1, err1 = run(["compute-sanitizer", "--tool", "memcheck", app] + args,
-                          {"LD_PRELOAD": lib, "KTIME_OUTPUT": ktj}, timeout=300)
+                          {"LD_PRELOAD": lib, "KTIME_OUTPUT": ktj}, timeout=150)
     kt = load(ktj)
     clean = "ERROR SUMMARY: 0 errors" in (out1 + err1)
     app_out = "\n".join(l for l in out1.splitlines() if not l.startswith("========"))

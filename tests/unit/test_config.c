@@ -64,6 +64,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.pool_cap, CONFIG_DEFAULT_POOL_CAP);
     assert_int_equal(c.exit_wait_ms, CONFIG_DEFAULT_EXIT_WAIT_MS);
     assert_true(c.signals);
+    assert_true(c.gate);
     assert_string_equal(captured, "");
 }
 
@@ -73,7 +74,7 @@ static void test_good_values(void **state)
     const char *env[] = { "KTIME_WARMUP", "0", "KTIME_OUTPUT", "out/run.JSON",
                           "KTIME_POOL_CAP", "64", "KTIME_EXIT_WAIT_MS", "250",
                           "KTIME_DISABLE", "yes", "KTIME_LOG", "debug", "KTIME_SIGNALS", "off",
-                          NULL };
+                          "KTIME_GATE", "0", NULL };
     load(&c, env);
     assert_int_equal(c.warmup, 0);
     assert_string_equal(c.output, "out/run.JSON");
@@ -82,6 +83,7 @@ static void test_good_values(void **state)
     assert_int_equal(c.exit_wait_ms, 250);
     assert_true(c.disable);
     assert_false(c.signals);
+    assert_false(c.gate);
     assert_int_equal(c.log_level, LOG_DEBUG);
     assert_string_equal(captured, "");
     log_set_level(LOG_WARN);
@@ -121,6 +123,7 @@ static void test_other_bad_values(void **state)
         { "KTIME_LOG", "bogus", "using warn" },
         { "KTIME_FORMAT", "xml", "using text" },
         { "KTIME_DISABLE", "maybe", "using 0" },
+        { "KTIME_GATE", "sometimes", "using 1" },
         { "KTIME_OUTPUT", "", "stderr" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

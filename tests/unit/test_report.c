@@ -81,6 +81,7 @@ static void test_json_numbers(void **state)
 {
     char *j = render(1);
     assert_non_null(strstr(j, "\"schema_version\": 1"));
+    assert_non_null(strstr(j, "\"launch_gate\": false"));
     assert_non_null(strstr(j, "\"command\": [\"./app\", \"--n\", \"3\"]"));
     assert_non_null(strstr(j, "\"name\": \"void big<float>(float*, int)\""));
     assert_non_null(strstr(j, "\"mangled\": \"_Z3bigIfEvPT_i\""));
