@@ -6,7 +6,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 tools/deps.sh || exit 1
-if [ ! -x configure ]; then autoreconf -fi >/dev/null || exit 1; fi
+if [ ! -x configure ]; then autoreconf -fi >/dev/null 2>&1 || { echo "quickstart: autoreconf failed" >&2; exit 1; }; fi
 mkdir -p build
 if [ ! -f build/Makefile ]; then (cd build && ../configure -q ${CONFIGURE_FLAGS:-}) || exit 1; fi
 make -C build -j"$(nproc)" >/dev/null || { echo "quickstart: the build failed: make -C build" >&2; exit 1; }

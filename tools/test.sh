@@ -24,7 +24,7 @@ if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then
     tail -40 build/check.log
     fail=1
 fi
-for f in $(grep -lE '^(not ok|ERROR)' build/tests/*/*.log 2>/dev/null); do
+for f in $(grep -lE '^(FAIL|ERROR):' build/tests/*/*.log 2>/dev/null); do
     echo "---- $f"; tail -25 "$f"
 done
 skip=$(grep -E '^# SKIP:' build/check.log | tail -1 | awk '{print $3}')
