@@ -220,6 +220,8 @@ static void *runtime_real(const char *name)
         if (!real) {                                                                       \
             real = (name##_fn)runtime_real(#name);                                         \
             __atomic_store_n(&name##_real, real, __ATOMIC_RELEASE);                        \
+            log_debug("%s passes through to the CUDA runtime (%s)", #name,                 \
+                      real ? "found" : "none loaded");                                     \
         }                                                                                  \
         return real ? real args : cudaErrorSymbolNotFound;                                 \
     }

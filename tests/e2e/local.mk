@@ -13,6 +13,19 @@ tests/fake/libcuda.so.1: $(srcdir)/tests/fake/fakecuda.c
 	@$(MKDIR_P) tests/fake
 	$(AM_V_CC)$(CC) -shared -fPIC -O2 $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,libcuda.so.1 \
 		-o $@ $(srcdir)/tests/fake/fakecuda.c -lpthread -ldl
+# A fake CUDA runtime, for programs linked with -lcudart (runtime entry points).
+FAKE_CUDART = tests/fake/libcudart.so.13 tests/fake/libcudart.so
+check_DATA += $(FAKE_CUDART)
+CLEANFILES += $(FAKE_CUDART)
+EXTRA_DIST += tests/fake/fakecudart.c
+
+tests/fake/libcudart.so.13: $(srcdir)/tests/fake/fakecudart.c
+	@$(MKDIR_P) tests/fake
+	$(AM_V_CC)$(CC) -shared -fPIC -O2 $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,libcudart.so.13 \
+		-o $@ $(srcdir)/tests/fake/fakecudart.c -lpthread -ldl
+tests/fake/libcudart.so: tests/fake/libcudart.so.13
+	$(AM_V_GEN)rm -f $@ && ln -s libcudart.so.13 $@
+
 # For linking with -lcuda.
 tests/fake/libcuda.so: tests/fake/libcuda.so.1
 	$(AM_V_GEN)rm -f $@ && ln -s libcuda.so.1 $@
@@ -43,7 +56,9 @@ E2E_APPS = \
 	tests/e2e/app_fork \
 	tests/e2e/app_nocuda \
 	tests/e2e/app_fail \
-	tests/e2e/app_rtld_next
+	tests/e2e/app_rtld_next \
+	tests/e2e/app_runtime \
+	tests/e2e/app_probe
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -90,6 +105,14 @@ tests_e2e_app_fail_SOURCES = tests/e2e/app_fail.c $(E2E_CUDARTLIKE)
 tests_e2e_app_fail_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_fail_LDADD = -ldl -lpthread
 
+tests_e2e_app_runtime_SOURCES = tests/e2e/app_runtime.c $(E2E_APPUTIL)
+tests_e2e_app_runtime_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_runtime_LDADD = -L$(top_builddir)/tests/fake -lcudart $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
+
+tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
+tests_e2e_app_probe_LDADD = -ldl
+
 # librtldnext must come before librtldlater in the search order: the app calls a function of
 # each, so both stay needed even under --as-needed, in this order.
 tests_e2e_app_rtld_next_SOURCES = tests/e2e/app_rtld_next.c
@@ -109,6 +132,7 @@ E2E_TESTS = \
 	tests/e2e/fork.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/fail.sh \
-	tests/e2e/gate.sh
+	tests/e2e/gate.sh \
+	tests/e2e/runtime.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c
