@@ -21,6 +21,8 @@
  *   --no-unload       keep the module/library loaded at exit
  *   --reset           after the final sync, reset the primary context (cudaDeviceReset)
  *   --release         after the final sync, release the primary context
+ *   --sleep-ms N      after printing the counts, sleep N ms before returning (a window in
+ *                     which a test can send a signal)
  */
 #define _GNU_SOURCE
 #include "apputil.h"
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef CUresult (*gpa2_t)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_t)(const char *, void **, int, cuuint64_t);
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
 {
     struct plan plan;
     int ptds = 0, use_stream = 0, ex = 0, coop = 0, mixed = 0, library = 0, kfunc = 0, device = 0;
+    long sleep_ms = 0;
     int nosync = 0, sync_each = 0, nounload = 0, reset = 0, release = 0, h_legacy = 0, h_pt = 0;
     int i, n = 0, drv = 0, ndev = 0;
     void *h;
@@ -127,6 +131,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--reset")) reset = 1;
         else if (!strcmp(a, "--release")) release = 1;
         else if (!strcmp(a, "--device") && i + 1 < argc) device = (int)app_long(argv[++i], "device");
+        else if (!strcmp(a, "--sleep-ms") && i + 1 < argc) sleep_ms = app_long(argv[++i], "sleep-ms");
         else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, a);
             return 2;
@@ -266,5 +271,11 @@ int main(int argc, char **argv)
         CK(pPrimaryRelease(dev));
     plan_print(&plan);
     printf("launches %d\n", n);
+    if (sleep_ms > 0) {
+        struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
+        fflush(stdout);
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
     return 0;
 }
