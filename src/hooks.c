@@ -310,23 +310,25 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     return real(dev);
 }
 
-CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags)
+/* After any instantiation: a new graph exec gets its row's name now. */
+static CUresult instantiated(CUresult r, CUgraphExec *exec, CUgraph g)
 {
-    REAL_OR_FAIL(PFN_cuGraphInstantiateWithFlags_v11040, HOOK_cuGraphInstantiateWithFlags);
-    CUresult r = real(exec, g, flags);
     if (r == CUDA_SUCCESS && exec)
         launch_graph_instantiated(*exec, g);
     return r;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags)
+{
+    REAL_OR_FAIL(PFN_cuGraphInstantiateWithFlags_v11040, HOOK_cuGraphInstantiateWithFlags);
+    return instantiated(real(exec, g, flags), exec, g);
 }
 
 CUresult cuGraphInstantiateWithParams(CUgraphExec *exec, CUgraph g,
                                       CUDA_GRAPH_INSTANTIATE_PARAMS *params)
 {
     REAL_OR_FAIL(PFN_cuGraphInstantiateWithParams_v12000, HOOK_cuGraphInstantiateWithParams);
-    CUresult r = real(exec, g, params);
-    if (r == CUDA_SUCCESS && exec)
-        launch_graph_instantiated(*exec, g);
-    return r;
+    return instantiated(real(exec, g, params), exec, g);
 }
 
 CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph g,
@@ -334,10 +336,7 @@ CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph g,
 {
     REAL_OR_FAIL(PFN_cuGraphInstantiateWithParams_v12000_ptsz,
                  HOOK_cuGraphInstantiateWithParams_ptsz);
-    CUresult r = real(exec, g, params);
-    if (r == CUDA_SUCCESS && exec)
-        launch_graph_instantiated(*exec, g);
-    return r;
+    return instantiated(real(exec, g, params), exec, g);
 }
 
 CUresult cuGraphExecDestroy(CUgraphExec exec)
