@@ -100,7 +100,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             p->pending[keep++] = p->pending[j];
             continue;
         }
-        r = d->ops->elapsed(s->start, s->stop, &ms);
+        r = d->ops->query(s->stop);
         if (r == 1) {
             if (nblocked < DRAIN_BLOCKED_STREAMS)
                 blocked[nblocked++] = s->stream;
@@ -112,7 +112,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             /* Its start event fired when the watchdog opened the gate, not at the launch. */
             if (a)
                 a->forced++;
-        } else if (r == 0) {
+        } else if (r == 0 && d->ops->elapsed(s->start, s->stop, &ms) == 0) {
             if (a)
                 stats_add(&a->st, (double)ms * 1000.0);
         } else if (a) {

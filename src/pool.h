@@ -13,9 +13,9 @@
 struct event_ops {
     /* Creates a start/stop pair in ctx. Returns 0 on success. Called off the launch path. */
     int (*create)(void *ctx, void **start, void **stop);
-    /* Stores the stop - start interval in milliseconds and returns 0 once both events have
-     * completed; returns 1 while they are pending, -1 on error. One driver call per poll:
-     * cuEventElapsedTime answers NOT_READY for a pending pair. */
+    /* Returns 0 when stop has completed, 1 while it is pending, -1 on error. */
+    int (*query)(void *stop);
+    /* Stores the stop - start interval in milliseconds. Returns 0 on success. */
     int (*elapsed)(void *start, void *stop, float *ms);
 };
 

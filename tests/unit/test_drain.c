@@ -28,17 +28,17 @@ static int f_create(void *ctx, void **a, void **b)
     atomic_fetch_add(&created_events, 2);
     return 0;
 }
-static int f_elapsed(void *start, void *stop, float *ms)
+static int f_query(void *stop)
 {
     struct fev *e = stop;
-    if (e->error)
-        return -1;
-    if (atomic_load(&e->pending))
-        return 1;
-    *ms = (float)(e->t_ms - ((struct fev *)start)->t_ms);
+    return e->error ? -1 : atomic_load(&e->pending) ? 1 : 0;
+}
+static int f_elapsed(void *start, void *stop, float *ms)
+{
+    *ms = (float)(((struct fev *)stop)->t_ms - ((struct fev *)start)->t_ms);
     return 0;
 }
-static const struct event_ops fops = { f_create, f_elapsed };
+static const struct event_ops fops = { f_create, f_query, f_elapsed };
 
 static struct agg *find(struct drain *d, uint32_t kernel, int device)
 {
