@@ -59,7 +59,8 @@ uint32_t pool_gate_watch(struct pool *p)
         struct pool_slot *s = &p->slots[i];
         uint32_t g = atomic_load_explicit(&s->gate_closed, memory_order_acquire);
 
-        if (g && g == s->watch_seen) {
+        if (g && g == s->watch_seen &&
+            atomic_load_explicit(&s->forced, memory_order_relaxed) != g) {
             atomic_store_explicit(&s->forced, g, memory_order_release);
             __atomic_store_n(&p->gate_host[i], g, __ATOMIC_RELEASE);
             opened++;

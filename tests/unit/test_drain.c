@@ -229,6 +229,47 @@ static void test_live_thread(void **state)
     }
 }
 
+/* The gate watchdog opens only a gate it finds closed with the same value at two passes,
+ * marks the slot forced, and the drain then voids that sample. */
+static void test_gate_watchdog(void **state)
+{
+    struct drain d;
+    struct pool p;
+    uint32_t words[16] = { 0 }, id;
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 16, 16), 0);
+    drain_add_pool(&d, &p);
+    p.gate_host = words;
+    assert_true(pool_acquire(&p, &id));
+    p.slots[id].gen = 7;
+    atomic_store(&p.slots[id].gate_closed, 7);  /* a launch blocked behind its gate */
+    assert_int_equal(pool_gate_watch(&p), 0); /* first sight: maybe just a slow launch */
+    assert_int_equal(words[id], 0);
+    assert_int_equal(pool_gate_watch(&p), 1); /* still closed, same value: open it */
+    assert_int_equal(words[id], 7);
+    assert_int_equal(atomic_load(&p.slots[id].forced), 7);
+    /* a gate that was opened and closed again for a new launch is not touched */
+    uint32_t other;
+    assert_true(pool_acquire(&p, &other));
+    atomic_store(&p.slots[other].gate_closed, 3);
+    pool_gate_watch(&p);
+    atomic_store(&p.slots[other].gate_closed, 4);
+    assert_int_equal(pool_gate_watch(&p), 0);
+    assert_int_equal(words[other], 0);
+    /* the forced launch completes: its sample is void, counted as forced, not timed */
+    atomic_store(&p.slots[id].gate_closed, 0);
+    ((struct fev *)p.slots[id].start)->t_ms = 0;
+    ((struct fev *)p.slots[id].stop)->t_ms = 5;
+    atomic_store(&((struct fev *)p.slots[id].stop)->pending, 0);
+    p.slots[id].kernel = 3;
+    pool_submit(&p, id);
+    assert_int_equal(drain_pass(&d), 1);
+    struct agg *a = find(&d, 3, 0);
+    assert_non_null(a);
+    assert_int_equal(a->forced, 1);
+    assert_int_equal(a->st.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_errors_recycled),
         cmocka_unit_test(test_finish_is_bounded),
         cmocka_unit_test(test_live_thread),
+        cmocka_unit_test(test_gate_watchdog),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
