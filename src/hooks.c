@@ -14,9 +14,23 @@
 #include <cudaTypedefs.h>
 #undef cuGetProcAddress /* cuda.h renames it to _v2; both are real exported symbols */
 
+#include "ktime.h"
 #include "ktime_internal.h"
 #include "launch.h"
 #include "log.h"
+
+/* dlsym runs inside sanitizer runtimes' own start-up (they look up the functions they
+ * intercept): no instrumentation there, in a ThreadSanitizer build of libktime. */
+#define KTIME_NO_TSAN __attribute__((no_sanitize("thread")))
+
+/* strcmp(a, b) == 0, without calling libc: a sanitizer runtime that asks dlsym for the
+ * functions it intercepts has not set up its own strcmp yet. */
+KTIME_NO_TSAN static bool streq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
 
 /* ---- the table ---- */
 
@@ -87,7 +101,7 @@ static void *_Atomic hook_real[HOOK_COUNT];
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn real_dlsym_ptr;
 
-static dlsym_fn real_dlsym(void)
+KTIME_NO_TSAN static dlsym_fn real_dlsym(void)
 {
     dlsym_fn f = __atomic_load_n(&real_dlsym_ptr, __ATOMIC_ACQUIRE);
 
@@ -196,7 +210,7 @@ static void *swap_for_wrapper(void *p)
 
 /* The runtime's own function: the next definition after libktime, else the loaded
  * libcudart's. */
-static void *runtime_real(const char *name)
+KTIME_NO_TSAN static void *runtime_real(const char *name)
 {
     dlsym_fn f = real_dlsym();
     void *p = f ? f(RTLD_NEXT, name) : NULL;
@@ -232,12 +246,12 @@ static void *runtime_real(const char *name)
 
 /* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
  * process defines: dlsym must then answer as if libktime were not there. */
-static bool runtime_absent(const char *name)
+KTIME_NO_TSAN static bool runtime_absent(const char *name)
 {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
 #define HOOK_OTHER(name)
 #define HOOK_RUNTIME(rname, params, args)                                                  \
-    if (strcmp(name, #rname) == 0)                                                         \
+    if (streq(name, #rname))                                                               \
         return runtime_real(#rname) == NULL;
 #include "hooks.def"
 #undef HOOK_LAUNCH
@@ -349,13 +363,64 @@ CUresult cuGraphExecDestroy(CUgraphExec exec)
 /* dlsym(RTLD_NEXT, name) as the caller would have had it: the first object after the
  * caller's, in load order, that defines name. Forwarding RTLD_NEXT from here would search
  * after libktime instead, and change the answer. */
-static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
+KTIME_NO_TSAN static int hook_by_name(const char *name);
+
+
+/* libktime's own link map, found once. */
+KTIME_NO_TSAN static struct link_map *own_map(void)
 {
-    struct link_map *self = NULL, *owner;
+    static struct link_map *_Atomic map;
+    struct link_map *m = atomic_load_explicit(&map, memory_order_acquire);
+    Dl_info info;
+
+    if (!m && dladdr1((void *)own_map, &info, (void **)&m, RTLD_DL_LINKMAP) && m)
+        atomic_store_explicit(&map, m, memory_order_release);
+    return m;
+}
+
+/* What libktime itself exports under name, or NULL. */
+KTIME_NO_TSAN static void *own_export(const char *name)
+{
+    static const struct {
+        const char *name;
+        void *fn;
+    } runtime[] = {
+#define HOOK_LAUNCH(n, kind, ptds, params, args, handle, stream)
+#define HOOK_OTHER(n)
+#define HOOK_RUNTIME(n, params, args) { #n, (void *)n },
+#include "hooks.def"
+#undef HOOK_LAUNCH
+#undef HOOK_OTHER
+#undef HOOK_RUNTIME
+    };
+    int i = hook_by_name(name);
+
+    if (i >= 0)
+        return hook_wrapper[i];
+    for (size_t j = 0; j < sizeof runtime / sizeof runtime[0]; j++)
+        if (streq(name, runtime[j].name))
+            return runtime[j].fn;
+    if (streq(name, "dlsym"))
+        return (void *)dlsym;
+    if (streq(name, "ktime_version"))
+        return (void *)ktime_version;
+    return NULL;
+}
+
+KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
+{
+    struct link_map *self = NULL, *owner, *own = own_map();
     Dl_info info;
 
     if (!dladdr1(caller, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
         return NULL;
+    /* The caller's next object is libktime (the program itself, or a library preloaded just
+     * before it, such as a sanitizer runtime): libktime's definition if it has one, else the
+     * search after libktime, which is where this very call stands. No dlopen is needed. */
+    if (own && self->l_next == own) {
+        void *p = own_export(name);
+        return p ? p : real(RTLD_NEXT, name);
+    }
     for (struct link_map *l = self->l_next; l; l = l->l_next) {
         void *h, *p;
 
@@ -376,7 +441,7 @@ static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
 /* dlsym(RTLD_DEFAULT, name) as the caller would have had it: glibc searches the global
  * scope and then the caller's own local scope (a library loaded RTLD_LOCAL, as cudart
  * loads libcuda, finds its own symbols). Forwarded from here, only the first part runs. */
-static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
+KTIME_NO_TSAN static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
 {
     struct link_map *self = NULL;
     Dl_info info;
@@ -393,17 +458,17 @@ static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
     return p;
 }
 
-static int hook_by_name(const char *name)
+KTIME_NO_TSAN static int hook_by_name(const char *name)
 {
     if (name[0] != 'c' || name[1] != 'u')
         return -1;
     for (int i = 0; i < HOOK_COUNT; i++)
-        if (strcmp(name, hook_name[i]) == 0)
+        if (streq(name, hook_name[i]))
             return i;
     return -1;
 }
 
-KTIME_EXPORT void *dlsym(void *handle, const char *name)
+KTIME_NO_TSAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
 {
     dlsym_fn real = real_dlsym();
     void *p;

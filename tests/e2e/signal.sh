@@ -25,7 +25,7 @@ run_killed() {
 }
 
 run_killed bare
-run_killed kt LD_PRELOAD="$KTIME_LIB" KTIME_OUTPUT="$tmp/s.json" KTIME_WARMUP=0
+run_killed kt LD_PRELOAD="${E2E_PRELOAD_FIRST:+$E2E_PRELOAD_FIRST:}$KTIME_LIB" KTIME_OUTPUT="$tmp/s.json" KTIME_WARMUP=0
 check "SIGTERM without ktime: exit status 143" sh -c "[ \"\$(cat '$tmp/bare.rc')\" = 143 ]"
 check "SIGTERM with ktime: the same exit status (143)" sh -c "[ \"\$(cat '$tmp/kt.rc')\" = 143 ]"
 check "SIGTERM with ktime: same stdout" cmp -s "$tmp/bare.out" "$tmp/kt.out"
@@ -33,7 +33,7 @@ check "SIGTERM with ktime: the report was written" jc "$tmp/s.json"
 check "SIGTERM with ktime: all 40 launches timed" exact "$tmp/s.json" k 40 125
 
 # KTIME_SIGNALS=0: ktime leaves the signal alone; no report, same exit status.
-run_killed off LD_PRELOAD="$KTIME_LIB" KTIME_OUTPUT="$tmp/off.json" KTIME_SIGNALS=0
+run_killed off LD_PRELOAD="${E2E_PRELOAD_FIRST:+$E2E_PRELOAD_FIRST:}$KTIME_LIB" KTIME_OUTPUT="$tmp/off.json" KTIME_SIGNALS=0
 check "KTIME_SIGNALS=0: exit status 143" sh -c "[ \"\$(cat '$tmp/off.rc')\" = 143 ]"
 check "KTIME_SIGNALS=0: no report" absent "$tmp/off.json"
 
