@@ -11,6 +11,8 @@
  *   --library         cuLibraryLoadData + CUkernel handles
  *   --create-ctx      use cuCtxCreate (destroyed at exit) instead of the primary context
  *   --devices N       spread launches round robin over devices 0..N-1 (one context each)
+ *   --foreign-ctx     with --devices and --stream: launch on each device's stream while
+ *                     device 0's context stays current (the stream names its context)
  *   --no-sync         do not synchronise before exit
  */
 #include "apputil.h"
@@ -30,7 +32,7 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void 
 int main(int argc, char **argv)
 {
     struct plan plan;
-    int use_stream = 0, ptsz = 0, ex = 0, coop = 0, library = 0, create = 0, nosync = 0, ndevs = 1;
+    int use_stream = 0, ptsz = 0, ex = 0, coop = 0, library = 0, create = 0, nosync = 0, ndevs = 1, foreign = 0;
     int h_legacy = 0, h_pt = 0, i, d, drv = 0, count = 0, n = 0;
     CUcontext ctx[MAX_DEV];
     CUmodule mod[MAX_DEV];
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--create-ctx")) create = 1;
         else if (!strcmp(a, "--no-sync")) nosync = 1;
         else if (!strcmp(a, "--devices") && i + 1 < argc) ndevs = (int)app_long(argv[++i], "device count");
+        else if (!strcmp(a, "--foreign-ctx")) foreign = 1;
         else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, a);
             return 2;
@@ -113,7 +116,7 @@ int main(int argc, char **argv)
         CUresult r;
         d = (int)(step % ndevs);
         if (ndevs > 1)
-            CK(cuCtxSetCurrent(ctx[d]));
+            CK(cuCtxSetCurrent(ctx[foreign && use_stream ? 0 : d]));
         s = use_stream ? stream[d] : h_legacy ? CU_STREAM_LEGACY : h_pt ? CU_STREAM_PER_THREAD : NULL;
         memset(&cfg, 0, sizeof cfg);
         cfg.gridDimX = 8;

@@ -80,4 +80,16 @@ check "two devices: k_d per device 11 + 9 (k_e takes one turn on device 1)" \
 check "two devices: k_d exact" exact "$tmp/d.json" k_d 20 125
 check "two devices: every launch in exactly one bucket" accounting "$tmp/d.json"
 
+# Launches on each device's own stream while device 0's context stays current: the events
+# must be taken from the stream's context (the fake refuses an event of another context).
+rm -f "$tmp/f.cnt"
+run_plain fdb FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 --stream --foreign-ctx k_d=125000:20
+run_ktime fd KTIME_OUTPUT="$tmp/f.json" KTIME_WARMUP=0 FAKECUDA_DEVICES=2 FAKECUDA_COUNT_FILE="$tmp/f.cnt" \
+    "$E2E_BIN/app_driver" --devices 2 --stream --foreign-ctx k_d=125000:20
+check "context not current: same exit status and stdout" same_run fdb fd
+check "context not current: counts" counts_match "$tmp/f.json" "$tmp/f.cnt"
+check "context not current: all 20 timed exactly, on both devices" \
+    sh -c "'$JCHECK' '$tmp/f.json' 'kernels[mangled=k_d].devices|len' == 2 && '$JCHECK' '$tmp/f.json' totals.dropped == 0"
+check "context not current: k_d exact" exact "$tmp/f.json" k_d 20 125
+
 finish
