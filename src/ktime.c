@@ -31,10 +31,20 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
+static void on_signal(int sig);
+
+static const int report_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
 static void on_fork_child(void)
 {
-    /* The child has no drain thread and must not write the parent's report. */
+    /* The child has no drain thread and must not write the parent's report; its signals
+     * get back their default action wherever ktime had taken them. */
     atomic_store(&kt.phase, PHASE_OFF);
+    for (size_t i = 0; i < sizeof report_signals / sizeof report_signals[0]; i++) {
+        struct sigaction cur;
+        if (sigaction(report_signals[i], NULL, &cur) == 0 && cur.sa_handler == on_signal)
+            signal(report_signals[i], SIG_DFL);
+    }
 }
 
 __attribute__((constructor)) static void ktime_init(void)
@@ -161,8 +171,9 @@ static void *gate_watchdog(void *arg)
 }
 
 /* The watchdog is its own thread, making no CUDA calls, so that nothing a blocked driver
- * holds can hold it up. Called under the set-up lock. */
-static void start_gate_watchdog(void)
+ * holds can hold it up. Returns whether it runs: without it there are no gates. Called
+ * under the set-up lock. */
+static bool start_gate_watchdog(void)
 {
     static bool started;
     pthread_attr_t attr;
@@ -170,7 +181,7 @@ static void start_gate_watchdog(void)
     sigset_t all, old;
 
     if (started)
-        return;
+        return true;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_attr_init(&attr);
@@ -180,11 +191,33 @@ static void start_gate_watchdog(void)
         started = true;
         pthread_setname_np(t, "ktime-gatewatch");
     } else {
-        kt.cfg.gate = false; /* no watchdog, no gates */
         log_warn("could not start the gate watchdog; launch gates are off");
     }
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
+/* Remembers a context whose pool could not be set up, so that its launches are dropped
+ * (no_context) without trying again. Under the set-up lock. */
+static void remember_failed(CUcontext ctx)
+{
+    uint32_t n = atomic_load_explicit(&kt.nfailed, memory_order_relaxed);
+
+    if (n < KTIME_MAX_FAILED_CTX) {
+        kt.failed_ctx[n] = ctx;
+        atomic_store_explicit(&kt.nfailed, n + 1, memory_order_release);
+    }
+}
+
+bool ktime_context_failed(CUcontext ctx)
+{
+    uint32_t n = atomic_load_explicit(&kt.nfailed, memory_order_acquire);
+
+    for (uint32_t i = 0; i < n; i++)
+        if (kt.failed_ctx[i] == ctx)
+            return true;
+    return false;
 }
 
 struct pool *ktime_pool_create(CUcontext ctx)
@@ -192,44 +225,42 @@ struct pool *ktime_pool_create(CUcontext ctx)
     struct pool *p = NULL;
     CUcontext cur = NULL, popped;
     CUdevice dev = -1;
-    bool pushed = false;
+    bool pushed = false, ok = false;
     uint32_t n;
-    volatile uint32_t *gate_host = NULL;
-    uint64_t gate_dev = 0;
 
     pthread_mutex_lock(&kt.setup_lock);
     n = atomic_load(&kt.drain.npools);
     for (uint32_t i = 0; i < n; i++)
-        if (kt.drain.pools[i]->ctx == (void *)ctx) {
+        if (kt.drain.pools[i]->ctx == (void *)ctx && !atomic_load(&kt.drain.pools[i]->retiring)) {
             p = kt.drain.pools[i];
             goto out;
         }
+    if (ktime_context_failed(ctx) || n >= DRAIN_MAX_POOLS)
+        goto fail;
     if (drv.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != ctx) {
         if (drv.CtxPushCurrent(ctx) != CUDA_SUCCESS)
-            goto out;
+            goto fail;
         pushed = true;
     }
-    if (drv.CtxGetDevice(&dev) != CUDA_SUCCESS)
-        dev = -1;
-    gate_alloc(&gate_host, &gate_dev);
+    if (drv.CtxGetDevice(&dev) == CUDA_SUCCESS && dev >= 0 && (p = calloc(1, sizeof *p))) {
+        if (pool_init(p, &driver_event_ops, ctx, (int)dev, (uint32_t)kt.cfg.pool_cap,
+                      POOL_INITIAL_PAIRS) == 0) {
+            ok = true;
+            /* Everything a launching thread reads is set before the pool is published. */
+            gate_alloc(&p->gate_host, &p->gate_dev);
+            if (p->gate_host && !start_gate_watchdog())
+                p->gate_host = NULL; /* a few pinned KB, once */
+        }
+    }
     if (pushed)
         drv.CtxPopCurrent(&popped);
-    if (dev < 0)
-        goto out;
-    p = calloc(1, sizeof *p);
-    if (!p || pool_init(p, &driver_event_ops, ctx, (int)dev, (uint32_t)kt.cfg.pool_cap,
-                        POOL_INITIAL_PAIRS) != 0 ||
-        drain_add_pool(&kt.drain, p) != 0) {
-        log_warn("could not set up CUDA events for device %d; its launches are not timed",
-                 (int)dev);
-        /* A half-made pool is left allocated: it may hold events, and this happens once. */
+    if (!ok || drain_add_pool(&kt.drain, p) != 0) {
+        if (p)
+            pool_free_memory(p); /* the events it made stay: a few, once per context */
+        free(p);
         p = NULL;
-        goto out;
+        goto fail;
     }
-    p->gate_host = gate_host;
-    p->gate_dev = gate_dev;
-    if (gate_host)
-        start_gate_watchdog();
     record_device(dev);
     if (!kt.drain.started) {
         int err = drain_start(&kt.drain);
@@ -238,6 +269,15 @@ struct pool *ktime_pool_create(CUcontext ctx)
     }
     log_debug("pool for device %d: %u event pairs, cap %ld", (int)dev,
               atomic_load(&p->created), kt.cfg.pool_cap);
+    goto out;
+fail:
+    if (atomic_load(&kt.nfailed) == 0)
+        log_warn("could not set up CUDA events for a context (device %d%s); its launches "
+                 "are not timed, nor those of any other context that fails the same way",
+                 (int)dev, n >= DRAIN_MAX_POOLS ? ", more than 256 contexts" : "");
+    else
+        log_debug("no CUDA events for another context (device %d)", (int)dev);
+    remember_failed(ctx);
 out:
     pthread_mutex_unlock(&kt.setup_lock);
     return p;
@@ -285,20 +325,22 @@ static void on_exit_handler(void)
 
 static void on_signal(int sig)
 {
-    if (kt.pending_signal || !kt.drain.started) {
-        /* Second signal, or nothing to wait for: die as the program would have. */
+    int none = 0;
+
+    if (getpid() != kt.owner || atomic_load(&kt.phase) != PHASE_ON || !kt.drain.started ||
+        !atomic_compare_exchange_strong(&kt.pending_signal, &none, sig)) {
+        /* Not the timing process, nothing to wait for, or a second signal: die as the
+         * program would have. */
         signal(sig, SIG_DFL);
         raise(sig);
-        return;
     }
-    kt.pending_signal = sig;
 }
 
 /* Runs on the drain thread: a terminating signal arrived, write the report, then let the
  * signal do what it would have done. */
 static void drain_tick(void)
 {
-    int sig = kt.pending_signal;
+    int sig = atomic_load(&kt.pending_signal);
 
     if (!sig)
         return;
@@ -309,7 +351,7 @@ static void drain_tick(void)
 
 void ktime_register_exit(void)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    const int *sigs = report_signals;
 
     if (atomic_exchange(&kt.registered, 1))
         return;
@@ -318,7 +360,7 @@ void ktime_register_exit(void)
     if (!kt.cfg.signals)
         return;
     kt.drain.tick = drain_tick;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < sizeof report_signals / sizeof report_signals[0]; i++) {
         struct sigaction old, sa;
         /* Only where the program left the default (terminate): its own handlers win. */
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
@@ -365,7 +407,7 @@ struct name_row {
     UT_hash_handle hh;
 };
 
-static struct report_kernel *build_kernels(struct report *r, size_t *count)
+static struct report_kernel *build_kernels(struct report *r, size_t *count, bool with_aggs)
 {
     struct ktab *t = &kt.ktab;
     uint32_t used = atomic_load(&t->count);
@@ -417,7 +459,9 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count)
         rk->failed += atomic_load(&e->failed);
         row_of[i] = (uint32_t)(rk - ks) + 1;
     }
-    HASH_ITER(hh, kt.drain.aggs, a, atmp) {
+    /* A drain thread that did not stop may still be changing the aggregates. */
+    struct agg *aggs = with_aggs ? kt.drain.aggs : NULL;
+    HASH_ITER(hh, aggs, a, atmp) {
         uint32_t row = a->kernel <= t->mask ? row_of[a->kernel] : 0;
         int d = device_index(r, a->device);
         if (!row || d < 0)
@@ -456,8 +500,9 @@ static void report_finish(bool from_drain_thread)
         !atomic_compare_exchange_strong(&kt.phase, &expected, PHASE_EXITING))
         return;
     launch_busy = 1;
-    if (!from_drain_thread && !drain_stop(&kt.drain, kt.cfg.exit_wait_ms + 1000))
-        note = "the drain thread did not stop in time; figures may miss the last samples";
+    bool stopped = from_drain_thread || drain_stop(&kt.drain, kt.cfg.exit_wait_ms + 1000);
+    if (!stopped)
+        note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     else
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
 
@@ -473,7 +518,7 @@ static void report_finish(bool from_drain_thread)
     for (int i = 0; i < DROP_NREASONS; i++)
         r.drops[i] = atomic_load(&kt.drops[i]);
     r.note = note;
-    r.kernels = build_kernels(&r, &r.nkernels);
+    r.kernels = build_kernels(&r, &r.nkernels, stopped);
     if (!r.kernels) {
         log_warn("out of memory while writing the report");
         return;

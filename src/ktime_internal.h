@@ -22,6 +22,10 @@ void ktime_register_exit(void);
  * Takes the set-up lock: first timed launch in each context only. */
 struct pool *ktime_pool_create(CUcontext ctx);
 
+/* Whether setting up ctx's pool failed before: its launches are then not timed, and
+ * nothing is tried again. Any thread; lock-free. */
+bool ktime_context_failed(CUcontext ctx);
+
 /* A context is about to be destroyed (ctx), or every context of device dev reset
  * (dev >= 0): its pools stop taking launches, the drain resolves their pending events
  * (at most KTIME_EXIT_WAIT_MS, the rest counted incomplete), and only then does the caller

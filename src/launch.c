@@ -12,7 +12,8 @@
 
 __thread int launch_busy __attribute__((tls_model("initial-exec")));
 
-/* The pool of the context this thread used last: most threads use one context. */
+/* The pool of the context this thread used last (NULL: that context has none, for good):
+ * most threads use one context. */
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
 
@@ -56,8 +57,9 @@ static struct pool *pool_for(CUcontext ctx)
 {
     uint32_t n;
 
-    if (tls_ctx == ctx && tls_pool &&
-        !atomic_load_explicit(&tls_pool->retiring, memory_order_relaxed))
+    if (tls_ctx == ctx &&
+        (tls_pool ? !atomic_load_explicit(&tls_pool->retiring, memory_order_relaxed)
+                  : ktime_context_failed(ctx)))
         return tls_pool;
     n = atomic_load_explicit(&kt.drain.npools, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
@@ -68,7 +70,7 @@ static struct pool *pool_for(CUcontext ctx)
             return tls_pool;
         }
     tls_pool = ktime_pool_create(ctx);
-    tls_ctx = tls_pool ? ctx : NULL;
+    tls_ctx = ctx;
     return tls_pool;
 }
 

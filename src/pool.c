@@ -27,6 +27,16 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     return 0;
 }
 
+void pool_free_memory(struct pool *p)
+{
+    free(p->slots);
+    free(p->pending);
+    mpmc_destroy(&p->free_q);
+    mpmc_destroy(&p->submit_q);
+    p->slots = NULL;
+    p->pending = NULL;
+}
+
 uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
 {
     uint32_t have = atomic_load_explicit(&p->created, memory_order_relaxed);
@@ -61,8 +71,14 @@ uint32_t pool_gate_watch(struct pool *p)
 
         if (g && g == s->watch_seen &&
             atomic_load_explicit(&s->forced, memory_order_relaxed) != g) {
+            uint32_t cur = __atomic_load_n(&p->gate_host[i], __ATOMIC_ACQUIRE);
             atomic_store_explicit(&s->forced, g, memory_order_release);
-            __atomic_store_n(&p->gate_host[i], g, __ATOMIC_RELEASE);
+            /* Gate values of a slot only grow: never write g over a newer launch's value
+             * (the launch may have finished, and its slot been reused, since g was read). */
+            while ((int32_t)(g - cur) > 0 &&
+                   !__atomic_compare_exchange_n(&p->gate_host[i], &cur, g, false,
+                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                ;
             opened++;
             g = 0;
         }

@@ -56,6 +56,10 @@ struct pool {
 int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device,
               uint32_t cap, uint32_t initial);
 
+/* Frees the memory of a pool that was never published (its events, if any, stay).
+ * Only by the thread that ran pool_init(). */
+void pool_free_memory(struct pool *p);
+
 /* Creates up to n more pairs (not past cap). Returns how many were made. One grower at
  * a time: the thread that runs pool_init, then only the drain thread. */
 uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n);

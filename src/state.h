@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include <cuda.h>
+
 #include "config.h"
 #include "drain.h"
 #include "ktab.h"
@@ -20,6 +22,7 @@ enum phase {
 };
 
 #define KTIME_MAX_DEVICES 64
+#define KTIME_MAX_FAILED_CTX 64
 
 struct ktime_state {
     _Atomic int phase;
@@ -33,7 +36,9 @@ struct ktime_state {
     struct report_device devices[KTIME_MAX_DEVICES];
     _Atomic int ndevices;
     pid_t owner;                        /* the process that loaded ktime */
-    volatile sig_atomic_t pending_signal;
+    _Atomic int pending_signal;         /* set by the signal handler (lock-free atomic) */
+    CUcontext failed_ctx[KTIME_MAX_FAILED_CTX]; /* contexts whose pool could not be set up */
+    _Atomic uint32_t nfailed;
 };
 
 extern struct ktime_state kt;

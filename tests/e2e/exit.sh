@@ -69,4 +69,12 @@ teardown_case "last cuDevicePrimaryCtxRelease with events pending" \
     "cuDevicePrimaryCtxRelease_v2 is not hooked; dropping the last reference destroys the context" \
     "$A" --no-sync --release k=125000:20
 
+# Rounds of launches with a reset between them: the primary context comes back (the fake,
+# like the driver, may hand out the same handle) and timing resumes each time.
+run_plain rsb "$E2E_BIN/app_reset" 3 20
+run_ktime rsk KTIME_OUTPUT="$tmp/rs.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/rs.cnt" "$E2E_BIN/app_reset" 3 20
+check "reset between rounds: same exit status and stdout" same_run rsb rsk
+check "reset between rounds: all 60 launches timed exactly" exact "$tmp/rs.json" k 60 125
+check "reset between rounds: nothing dropped" jc "$tmp/rs.json" totals.dropped == 0
+
 finish

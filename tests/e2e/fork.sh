@@ -26,4 +26,12 @@ for env in "" FAKECUDA_FORK_CHILD_FAILS=1; do
     check "$l: exactly one report (stderr holds one JSON document)" jc "$tmp/k2.err" 'kernels[mangled=fk_parent].calls' == 17
 done
 
+# A child forked after ktime took SIGTERM (for the report) gets the default action back:
+# it dies of SIGTERM at once instead of waiting for a drain thread it does not have.
+run_plain fsb "$E2E_BIN/app_forksig"
+run_ktime fsk KTIME_OUTPUT="$tmp/fs.json" KTIME_WARMUP=0 "$E2E_BIN/app_forksig"
+check "forked child: ends by SIGTERM without ktime" grep -qx "child ended by signal 15" "$tmp/fsb.out"
+check "forked child: ends by SIGTERM under ktime too" grep -qx "child ended by signal 15" "$tmp/fsk.out"
+check "forked child: the parent's report is still written" jc "$tmp/fs.json" 'kernels[mangled=k].timed' == 20
+
 finish

@@ -58,7 +58,9 @@ E2E_APPS = \
 	tests/e2e/app_fail \
 	tests/e2e/app_rtld_next \
 	tests/e2e/app_runtime \
-	tests/e2e/app_probe
+	tests/e2e/app_probe \
+	tests/e2e/app_forksig \
+	tests/e2e/app_reset
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -109,6 +111,14 @@ tests_e2e_app_runtime_SOURCES = tests/e2e/app_runtime.c $(E2E_APPUTIL)
 tests_e2e_app_runtime_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_runtime_LDADD = -L$(top_builddir)/tests/fake -lcudart $(E2E_LIBCUDA) -ldl -lpthread
 EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
+
+tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
+tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_forksig_LDADD = -ldl -lpthread
+
+tests_e2e_app_reset_SOURCES = tests/e2e/app_reset.c $(E2E_CUDARTLIKE)
+tests_e2e_app_reset_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_reset_LDADD = -ldl -lpthread
 
 tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
 tests_e2e_app_probe_LDADD = -ldl
