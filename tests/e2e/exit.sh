@@ -77,4 +77,15 @@ check "reset between rounds: same exit status and stdout" same_run rsb rsk
 check "reset between rounds: all 60 launches timed exactly" exact "$tmp/rs.json" k 60 125
 check "reset between rounds: nothing dropped" jc "$tmp/rs.json" totals.dropped == 0
 
+# More contexts over the process's life than ktime keeps pools for (256): the rest are
+# counted as dropped (no_context) with one warning, and never retried launch after launch.
+run_plain mcb "$E2E_BIN/app_manyctx" 300 3
+run_ktime mck KTIME_OUTPUT="$tmp/mc.json" KTIME_WARMUP=0 KTIME_POOL_CAP=4 "$E2E_BIN/app_manyctx" 300 3
+check "300 contexts: same exit status and stdout" same_run mcb mck
+check "300 contexts: one warning, however many launches find no pool" \
+    sh -c "[ \"\$(grep -c '^ktime: warning:' '$tmp/mck.err')\" = 1 ]"
+check "300 contexts: the launches of the first 256 timed exactly" exact "$tmp/mc.json" k 768 125
+check "300 contexts: the other 132 dropped for no_context" jc "$tmp/mc.json" totals.dropped_reasons.no_context == 132
+check "300 contexts: every launch in exactly one bucket" accounting "$tmp/mc.json"
+
 finish

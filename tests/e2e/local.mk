@@ -60,7 +60,8 @@ E2E_APPS = \
 	tests/e2e/app_runtime \
 	tests/e2e/app_probe \
 	tests/e2e/app_forksig \
-	tests/e2e/app_reset
+	tests/e2e/app_reset \
+	tests/e2e/app_manyctx
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -119,6 +120,10 @@ tests_e2e_app_forksig_LDADD = -ldl -lpthread
 tests_e2e_app_reset_SOURCES = tests/e2e/app_reset.c $(E2E_CUDARTLIKE)
 tests_e2e_app_reset_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_reset_LDADD = -ldl -lpthread
+
+tests_e2e_app_manyctx_SOURCES = tests/e2e/app_manyctx.c $(E2E_CUDARTLIKE)
+tests_e2e_app_manyctx_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_manyctx_LDADD = -ldl -lpthread
 
 tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
 tests_e2e_app_probe_LDADD = -ldl
