@@ -19,7 +19,6 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->tick = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
-    atomic_init(&d->passes, 0);
 }
 
 int drain_add_pool(struct drain *d, struct pool *p)
@@ -159,7 +158,6 @@ uint32_t drain_pass(struct drain *d)
 
     for (uint32_t i = 0; i < n; i++)
         done += pass_pool(d, d->pools[i]);
-    atomic_fetch_add_explicit(&d->passes, 1, memory_order_relaxed);
     return done;
 }
 

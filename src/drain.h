@@ -36,7 +36,6 @@ struct drain {
     pthread_t thread;
     bool started;
     _Atomic int stop;
-    _Atomic uint64_t passes;     /* for tests and debug logging */
 };
 
 /* Prepares d. No thread yet. */

@@ -42,9 +42,11 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
  * whatever happens after: a gate left closed would stall the stream for good. */
 static inline void gate_open(const struct launch *L)
 {
-    if (L->gate) {
-        __atomic_store_n(&L->pool->gate_host[L->slot], L->gate, __ATOMIC_RELEASE);
-        atomic_store_explicit(&L->pool->slots[L->slot].gate_closed, 0, memory_order_release);
+    struct pool_slot *sl = &L->pool->slots[L->slot];
+
+    if (sl->gen) {
+        __atomic_store_n(&L->pool->gate_host[L->slot], sl->gen, __ATOMIC_RELEASE);
+        atomic_store_explicit(&sl->gate_closed, 0, memory_order_release);
     }
 }
 
@@ -110,8 +112,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
      * queued (launch_end opens it), so the events bracket the kernel alone.
      * A kernel's first launch is never gated: it may load its module, which waits for
      * the stream. Whatever else blocks behind a gate, the watchdog opens it. */
-    L->gate = 0;
-    p->slots[slot].gen = 0;
+    p->slots[slot].gen = 0; /* this launch's gate value; 0: not gated */
     if (p->gate_host && kt.cfg.gate && !first) {
         struct pool_slot *sl = &p->slots[slot];
         uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
@@ -121,7 +122,6 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
             CUDA_SUCCESS) {
             sl->gen = gen;
-            L->gate = gen;
         } else {
             atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
         }

@@ -13,7 +13,6 @@ struct launch {
     struct pool *pool;
     uint32_t slot;
     CUstream stream;       /* where the events go: the per-thread stream made explicit */
-    uint32_t gate;         /* nonzero: the stream waits for this value in the slot's gate */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */
