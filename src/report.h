@@ -32,7 +32,7 @@ enum report_drop {
     DROP_EVENT_ERROR,       /* the driver failed to record or resolve an event */
     DROP_NO_CONTEXT,        /* no context/pool could be had for the launch's stream */
     DROP_TABLE_FULL,        /* more distinct kernels than KTIME_MAX_KERNELS */
-    DROP_SHUTDOWN,          /* launched while the report was being written */
+    DROP_SHUTDOWN,          /* reserved, never counted yet: launches during the report are not seen */
     DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
     DROP_NREASONS
 };
