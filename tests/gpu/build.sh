@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
-# OUTDIR receives app_static, app_shared, app_ptds, app_driver, libkcount.so and BUILD-INFO.txt
+# OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -106,6 +106,15 @@ if step app_ptds "$NVCC" "${NVFLAGS[@]}" --default-stream per-thread \
     built+=(app_ptds)
 fi
 
+# --- the other launch paths: cluster, cooperative, graph, streams, reset, NVRTC, 2 GPUs ------
+if step app_paths "$NVCC" "${NVFLAGS[@]}" -Xlinker -rpath -Xlinker "$RUNTIME_LIBDIRS" \
+    -o "$OUTDIR/app_paths" "$HERE/app_paths.cu" -L"$CUDA_HOME/lib64/stubs" -lcuda -lnvrtc; then
+    check app_paths "no libcudart.so dependency (static cudart)" not_needed "$OUTDIR/app_paths" libcudart
+    check app_paths "depends on libnvrtc" needed "$OUTDIR/app_paths" libnvrtc.so
+    check app_paths "no run path into the stubs folder" not_stub_rpath "$OUTDIR/app_paths"
+    built+=(app_paths)
+fi
+
 # --- the driver-API app: fatbin embedded as a C array --------------------------------------
 if step drv_fatbin "$NVCC" --fatbin "${GENCODE[@]}" -o "$OBJ/drv_kernels.fatbin" "$HERE/drv_kernels.cu" &&
     step drv_fatbin_h "$PYTHON" - "$OBJ/drv_kernels.fatbin" "$OBJ/drv_fatbin.h" <<'PY'
@@ -149,7 +158,7 @@ fi
     echo "cc: $("$CC" --version | head -n 1)"
     echo "gencode: ${GENCODE[*]}"
     echo "git: $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$HERE" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty)')"
-    for f in app_static app_shared app_ptds app_driver libkcount.so; do
+    for f in app_static app_shared app_ptds app_paths app_driver libkcount.so; do
         [ -f "$OUTDIR/$f" ] && echo "$(sha256sum "$OUTDIR/$f" | cut -c1-16)  $(stat -c %s "$OUTDIR/$f")  $f"
     done
 } >"$OUTDIR/BUILD-INFO.txt"

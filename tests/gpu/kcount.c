@@ -45,6 +45,7 @@
 #define KC_MAX_ATEXIT 512
 #define KC_NBUCKET 1024
 #define KC_INCOMPLETE UINT64_MAX
+#define KC_MAX_DEVICES 8
 
 typedef struct {
     uint32_t corr;
@@ -57,6 +58,7 @@ typedef struct kc_kernel {
     uint64_t hash;
     size_t n, cap;
     kc_sample *s;
+    size_t per_device[KC_MAX_DEVICES]; /* records by CUPTI deviceId (ids >= KC_MAX_DEVICES: last) */
 } kc_kernel;
 
 static pthread_mutex_t kc_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the table and counters */
@@ -98,7 +100,7 @@ static uint64_t kc_hash(const char *s)
 }
 
 /* Called with kc_lock held. */
-static void kc_add(const char *name, uint32_t corr, uint64_t start, uint64_t end)
+static void kc_add(const char *name, uint32_t device, uint32_t corr, uint64_t start, uint64_t end)
 {
     if (!name)
         name = "<no name>";
@@ -130,6 +132,7 @@ static void kc_add(const char *name, uint32_t corr, uint64_t start, uint64_t end
         k->cap = cap;
     }
     int ok = start != 0 && end != 0 && end >= start;
+    k->per_device[device < KC_MAX_DEVICES ? device : KC_MAX_DEVICES - 1]++;
     k->s[k->n].corr = corr;
     k->s[k->n].dur = ok ? end - start : KC_INCOMPLETE;
     k->n++;
@@ -209,7 +212,7 @@ static void CUPTIAPI kc_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
             rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-            kc_add(k->name, k->correlationId, k->start, k->end);
+            kc_add(k->name, k->deviceId, k->correlationId, k->start, k->end);
         } else {
             kc_other++;
         }
@@ -352,9 +355,17 @@ static void kc_write(FILE *f, int tsv, kc_kernel **ks, size_t nk, const char *vi
         fprintf(f, "%s\n    {\"mangled\": ", i ? "," : "");
         kc_json_string(f, k->name);
         fprintf(f, ", \"count\": %zu, \"complete\": %zu, \"sum_ns\": %llu, \"min_ns\": %llu, "
-                   "\"max_ns\": %llu, \"median_ns\": %.1f,\n     \"durations_ns\": [",
+                   "\"max_ns\": %llu, \"median_ns\": %.1f,\n     \"per_device\": {",
                 k->n, st.complete, (unsigned long long)st.sum, (unsigned long long)st.min,
                 (unsigned long long)st.max, st.median);
+        int first = 1;
+        for (int d = 0; d < KC_MAX_DEVICES; d++) {
+            if (k->per_device[d]) {
+                fprintf(f, "%s\"%d\": %zu", first ? "" : ", ", d, k->per_device[d]);
+                first = 0;
+            }
+        }
+        fputs("},\n     \"durations_ns\": [", f);
         for (size_t j = 0; j < k->n; j++) {
             if (j)
                 fputs(j % 16 ? ", " : ",\n      ", f);

@@ -17,6 +17,7 @@ Prints a markdown table last and writes it to OUT/libs.md. Exit 77 without a GPU
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
@@ -26,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "workloads")
-PY = ["cublas", "cudnn", "triton_add", "torch_graphs", "nccl_allreduce"]
+PY = ["cublas", "cudnn", "triton_add", "torch_graphs", "nccl_allreduce", "nccl_2gpu"]
 GRAPH_WORKLOADS = {"torch_graphs"}
 
 
@@ -50,6 +51,31 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def load_all(pattern):
+    """Merges the reports of every process (files named with %p): per-kernel counts summed,
+    graph rows kept one by one, device ordinals united. None when no process wrote one."""
+    docs = [d for d in (load(p) for p in sorted(glob.glob(pattern))) if d is not None]
+    if not docs:
+        return None
+    merged, graphs, totals = {}, [], {}
+    for d in docs:
+        for k in d.get("kernels", []):
+            if k.get("kind") == "graph":
+                graphs.append(k)
+                continue
+            m = merged.setdefault(k["mangled"], {"mangled": k["mangled"], "devices": set(),
+                                                 "per_device_count": {}})
+            for f in ("calls", "captured", "failed", "count"):
+                if f in k:
+                    m[f] = m.get(f, 0) + k[f]
+            m["devices"].update(k.get("devices", []))
+            m["devices"].update(int(x) for x in (k.get("per_device") or {}) if isinstance(k.get("per_device"), dict))
+        for key, v in (d.get("totals") or {}).items():
+            if isinstance(v, int):
+                totals[key] = totals.get(key, 0) + v
+    return {"kernels": list(merged.values()) + graphs, "totals": totals, "processes": len(docs)}
 
 
 def nodes_of(label):
@@ -99,13 +125,14 @@ def main():
     for w in PY:
         cmd = [sys.executable, os.path.join(WORK, w + ".py")]
         rc0, out0, err0 = run(cmd, {})
-        ktj, kcj = os.path.join(tmp, w + ".ktime.json"), os.path.join(tmp, w + ".kcount.json")
+        # One report per process (%p): a workload may spawn processes that inherit LD_PRELOAD.
+        ktj, kcj = os.path.join(tmp, w + ".%p.ktime.json"), os.path.join(tmp, w + ".%p.kcount.json")
         # Graph workloads run with no warmup: a launch captured among a kernel's first
         # KTIME_WARMUP counts as warmup, not captured, and the total check needs the split.
         warm = "0" if w in GRAPH_WORKLOADS else "5"
         rc1, out1, err1 = run(cmd, {"LD_PRELOAD": kcount + ":" + lib, "KTIME_OUTPUT": ktj,
                                     "KCOUNT_OUTPUT": kcj, "KTIME_WARMUP": warm})
-        kt, kc = load(ktj), load(kcj)
+        kt, kc = load_all(ktj.replace("%p", "*")), load_all(kcj.replace("%p", "*"))
         same = rc0 == rc1 and out0 == out1
         if rc0 != 0:
             notes.append("%s: bare run failed (rc %s): %s" % (w, rc0, err0.strip()[-300:]))
@@ -115,8 +142,14 @@ def main():
                          "ok" if kc else "missing", err1.strip()[-400:]))
             continue
         ct, kt_total, bad = compare(kt, kc)
+        kdev = sorted(set().union(*[k["devices"] for k in kt["kernels"] if k.get("kind") != "graph"] or [set()]))
+        cdev = sorted(set().union(*[k["devices"] for k in kc["kernels"]] or [set()]))
         rows.append((w, ct, kt_total, len(bad), "yes" if same else "NO",
-                     "dropped %d, incomplete %d" % (kt["totals"]["dropped"], kt["totals"]["incomplete_at_exit"])))
+                     "dropped %d, incomplete %d; processes %d/%d; devices ktime %s, CUPTI %s" % (
+                         kt["totals"].get("dropped", 0), kt["totals"].get("incomplete_at_exit", 0),
+                         kt["processes"], kc["processes"], kdev, cdev)))
+        if kdev != cdev:
+            notes.append("%s: devices differ: ktime %s, CUPTI %s" % (w, kdev, cdev))
         notes += ["%s: %s" % (w, b) for b in bad[:10]]
         if not same:
             notes.append("%s: stdout differs: bare %r / ktime %r (rc %s/%s)" % (w, out0[-200:], out1[-200:], rc0, rc1))

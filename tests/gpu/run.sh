@@ -192,6 +192,7 @@ main() {
     workload shared 45 "$GPU/app_shared"
     workload ptds 45 "$GPU/app_ptds" -t 2
     workload driver 45 "$GPU/app_driver"
+    workload paths 90 "$GPU/app_paths"
     workload torch_mlp 180 "$PYEXE" "$HERE/torch_mlp.py"
     # Extras: the preload order reversed; the counter alone; a context destroyed before exit.
     if [ -n "$KTIME" ] && [ -x "$GPU/app_static" ]; then

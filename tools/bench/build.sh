@@ -6,6 +6,7 @@
 # OUTDIR receives:
 #   bench               the workloads (bench.cu; static cudart, -lcuda for the driver-API part)
 #   libcuptitrace.so    the CUPTI activity tracer preloaded instead of ktime (cuptitrace.c)
+#   eventcost           the raw cost of cuEventQuery/cuEventElapsedTime (eventcost.c)
 #   BUILD-INFO.txt
 # Put OUTDIR under build/ so that it travels with `carry: ["build"]` (build/ is git-ignored).
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc), CC (gcc).
@@ -97,12 +98,19 @@ if step libcuptitrace "$CC" -O2 -g -std=gnu11 -Wall -Wextra -fPIC -shared -I"$CU
     check libcuptitrace "does not subscribe to CUPTI callbacks" no_subscribe "$OUTDIR/libcuptitrace.so"
 fi
 
+# eventcost: the raw cost of the drain's driver calls, and their answers before completion.
+if step eventcost "$CC" -O2 -g -std=gnu11 -Wall -Wextra -I"$CUDA_HOME/include" \
+    -o "$OUTDIR/eventcost" "$HERE/eventcost.c" -L"$CUDA_HOME/lib64/stubs" -lcuda -lpthread; then
+    check eventcost "depends on libcuda.so.1" needed "$OUTDIR/eventcost" libcuda.so.1
+    check eventcost "no run path into the stubs folder" no_stub_rpath "$OUTDIR/eventcost"
+fi
+
 {
     echo "built: $(date -u '+%Y-%m-%dT%H:%M:%SZ') on $(uname -n) ($(uname -sr))"
     echo "nvcc: $("$NVCC" --version | tail -n 1)"
     echo "gencode: -arch=sm_90 ${GENCODE[*]}"
     echo "git: $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$HERE" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty)')"
-    for f in bench libcuptitrace.so; do
+    for f in bench libcuptitrace.so eventcost; do
         [ -f "$OUTDIR/$f" ] && echo "$(sha256sum "$OUTDIR/$f" | cut -c1-16)  $(stat -c %s "$OUTDIR/$f")  $f"
     done
 } >"$OUTDIR/BUILD-INFO.txt"

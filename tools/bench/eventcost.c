@@ -1,0 +1,194 @@
+/* eventcost: what the drain thread's driver calls cost, and what they return before an event
+ * has completed. Driver API only; no ktime. Run on the GPU machine:
+ *
+ *   build/bench/eventcost [PAIRS]        (default 20000)
+ *
+ * Prints one line per measurement, "name value unit", then the NOT_READY checks:
+ *   record_pair_ns      cuEventRecord x2 + cuLaunchKernel of an empty kernel, per launch
+ *   query_ns            cuEventQuery on a completed event, per call
+ *   elapsed_ns          cuEventElapsedTime on a completed pair, per call
+ *   query_busy_ns / elapsed_busy_ns   the same while another thread launches back to back
+ *                       into its own stream in the same context (driver lock contention)
+ *   *_cpu_ns            thread CPU time per call, next to each wall time
+ * Then, with each stream held by cuStreamWaitValue32 on a pinned word (legacy NULL stream and a
+ * created stream): what cuEventQuery and cuEventElapsedTime return for a pair behind the wait,
+ * and for a pair whose start completed but whose stop did not. Each measurement is the median
+ * of 5 repetitions. Exit 0 when it ran, 77 without a GPU, 1 on a CUDA error. */
+#define _GNU_SOURCE
+#include <cuda.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REPS 5
+
+static const char PTX[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry ec_empty() { ret; }\n";
+
+#define CK(call)                                                                          \
+    do {                                                                                  \
+        CUresult r_ = (call);                                                             \
+        if (r_ != CUDA_SUCCESS) {                                                         \
+            const char *s_ = "?";                                                         \
+            cuGetErrorName(r_, &s_);                                                      \
+            fprintf(stderr, "eventcost: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_); \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static CUcontext ctx;
+static CUfunction fn;
+static atomic_int stop_busy;
+
+static double now_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, cmp_d);
+    return v[n / 2];
+}
+
+static void *busy_main(void *arg)
+{
+    CUstream s;
+    long *n = arg;
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    while (!atomic_load(&stop_busy)) {
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        if ((++*n & 1023) == 0)
+            CK(cuStreamSynchronize(s));
+    }
+    CK(cuStreamSynchronize(s));
+    CK(cuStreamDestroy(s));
+    return NULL;
+}
+
+/* Times fn over every pair: per-call wall and CPU ns (medians of REPS). */
+static void measure(const char *name, int pairs, CUevent *ev, int what)
+{
+    double wall[REPS], cpu[REPS];
+    float ms;
+    for (int r = 0; r < REPS; r++) {
+        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < pairs; i++) {
+            if (what == 0)
+                CK(cuEventQuery(ev[2 * i + 1]));
+            else
+                CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        }
+        wall[r] = (now_ns(CLOCK_MONOTONIC) - w0) / pairs;
+        cpu[r] = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs;
+    }
+    printf("%s_ns %.1f ns\n%s_cpu_ns %.1f ns\n", name, median(wall, REPS), name, median(cpu, REPS));
+}
+
+static const char *errname(CUresult r)
+{
+    const char *s = "?";
+    cuGetErrorName(r, &s);
+    return s;
+}
+
+static void not_ready_check(const char *label, CUstream s, volatile unsigned *word, CUdeviceptr dword,
+                            CUevent *ev)
+{
+    float ms = -1;
+    *word = 0;
+    CK(cuEventRecord(ev[0], s));                   /* start completes at once */
+    CK(cuStreamSynchronize(s));
+    CK(cuStreamWaitValue32(s, dword, 1, CU_STREAM_WAIT_VALUE_GEQ));
+    CK(cuEventRecord(ev[1], s));                   /* stop held behind the wait */
+    CK(cuEventRecord(ev[2], s));
+    CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+    CK(cuEventRecord(ev[3], s));                   /* a whole pair held behind the wait */
+    struct timespec ts = { 0, 20 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    CUresult q = cuEventQuery(ev[3]);
+    CUresult e1 = cuEventElapsedTime(&ms, ev[0], ev[1]);
+    CUresult e2 = cuEventElapsedTime(&ms, ev[2], ev[3]);
+    printf("not_ready[%s] query(stop)=%s elapsed(done start, pending stop)=%s "
+           "elapsed(pending pair)=%s\n", label, errname(q), errname(e1), errname(e2));
+    *word = 1;
+    CK(cuStreamSynchronize(s));
+    CUresult e3 = cuEventElapsedTime(&ms, ev[2], ev[3]);
+    printf("after_release[%s] elapsed=%s %.4f ms\n", label, errname(e3), ms);
+}
+
+int main(int argc, char **argv)
+{
+    int pairs = argc > 1 ? atoi(argv[1]) : 20000;
+    CUdevice dev;
+    CUmodule mod;
+    CUstream s;
+    int n;
+    if (pairs < 100)
+        pairs = 100;
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&n) != CUDA_SUCCESS || n < 1) {
+        fprintf(stderr, "eventcost: no GPU\n");
+        return 77;
+    }
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoadData(&mod, PTX));
+    CK(cuModuleGetFunction(&fn, mod, "ec_empty"));
+    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+
+    CUevent *ev = malloc(sizeof *ev * 2 * (size_t)pairs);
+    if (!ev)
+        return 1;
+    for (int i = 0; i < 2 * pairs; i++)
+        CK(cuEventCreate(&ev[i], CU_EVENT_DEFAULT));
+    /* Warm the path, then time the launches themselves. */
+    for (int i = 0; i < 1000; i++)
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+    CK(cuStreamSynchronize(s));
+    double w0 = now_ns(CLOCK_MONOTONIC);
+    for (int i = 0; i < pairs; i++) {
+        CK(cuEventRecord(ev[2 * i], s));
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuEventRecord(ev[2 * i + 1], s));
+    }
+    printf("record_pair_ns %.1f ns\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs);
+    CK(cuStreamSynchronize(s));
+
+    measure("query", pairs, ev, 0);
+    measure("elapsed", pairs, ev, 1);
+
+    pthread_t t;
+    long launched = 0;
+    atomic_store(&stop_busy, 0);
+    pthread_create(&t, NULL, busy_main, &launched);
+    struct timespec ts = { 0, 50 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    measure("query_busy", pairs, ev, 0);
+    measure("elapsed_busy", pairs, ev, 1);
+    atomic_store(&stop_busy, 1);
+    pthread_join(t, NULL);
+    printf("busy_thread_launches %ld\n", launched);
+
+    unsigned *word;
+    CUdeviceptr dword;
+    CK(cuMemHostAlloc((void **)&word, 4096, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+    CK(cuMemHostGetDevicePointer(&dword, word, 0));
+    not_ready_check("created stream", s, word, dword, ev);
+    not_ready_check("legacy NULL stream", NULL, word, dword, ev + 4);
+    return 0;
+}
