@@ -19,6 +19,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->tick = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
+    d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
 }
 
 int drain_add_pool(struct drain *d, struct pool *p)
@@ -100,7 +101,9 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             continue;
         }
         r = d->ops->query(s->stop);
+        d->queries++;
         if (r == 1) {
+            d->queries_pending++;
             if (nblocked < DRAIN_BLOCKED_STREAMS)
                 blocked[nblocked++] = s->stream;
             p->pending[keep++] = p->pending[j];
@@ -111,7 +114,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             /* Its start event fired when the watchdog opened the gate, not at the launch. */
             if (a)
                 a->forced++;
-        } else if (r == 0 && d->ops->elapsed(s->start, s->stop, &ms) == 0) {
+        } else if (r == 0 && (d->elapsed_calls++, d->ops->elapsed(s->start, s->stop, &ms) == 0)) {
             if (a)
                 stats_add(&a->st, (double)ms * 1000.0);
         } else if (a) {
@@ -156,6 +159,7 @@ uint32_t drain_pass(struct drain *d)
 {
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), done = 0;
 
+    d->passes++;
     for (uint32_t i = 0; i < n; i++)
         done += pass_pool(d, d->pools[i]);
     return done;

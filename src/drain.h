@@ -36,6 +36,8 @@ struct drain {
     pthread_t thread;
     bool started;
     _Atomic int stop;
+    /* What the drain cost, for KTIME_LOG=debug: written by whoever drains, read at exit. */
+    uint64_t passes, queries, queries_pending, elapsed_calls;
 };
 
 /* Prepares d. No thread yet. */

@@ -505,6 +505,11 @@ static void report_finish(bool from_drain_thread)
         note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     else
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
+    if (stopped)
+        log_debug("drain: %llu passes, %llu event queries (%llu still pending), %llu elapsed-time calls",
+                  (unsigned long long)kt.drain.passes, (unsigned long long)kt.drain.queries,
+                  (unsigned long long)kt.drain.queries_pending,
+                  (unsigned long long)kt.drain.elapsed_calls);
 
     memset(&r, 0, sizeof r);
     r.version = PACKAGE_VERSION;
