@@ -32,8 +32,9 @@ static void keep(struct sink *s, const char *p, size_t n, const char *tmpl, cons
                  bool *warned)
 {
     if (!*warned) {
-        log_warn("KTIME_OUTPUT: '%.*s' in '%s' %s (placeholders are %%p, %%h, %%q{NAME}, "
-                 "%%%%); kept as written", (int)n, p, tmpl, why);
+        /* The template last: a long one is cut short, not the reason. */
+        log_warn("KTIME_OUTPUT: '%.*s' %s (placeholders are %%p, %%h, %%q{NAME}, %%%%); kept "
+                 "as written in '%s'", (int)n, p, why, tmpl);
         *warned = true;
     }
     put(s, p, n);
