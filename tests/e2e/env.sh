@@ -105,7 +105,8 @@ run_ktime pp KTIME_OUTPUT="$tmp/pp/r-%p.json" "$A" $ARGS
 check "KTIME_OUTPUT=r-%p.json: same exit status and stdout" same_run base pp
 check "KTIME_OUTPUT=r-%p.json: nothing on stderr" empty "$tmp/pp.err"
 check "KTIME_OUTPUT=r-%p.json: one file, named with the pid in its report, JSON" pid_named "$tmp/pp" 1
-check "KTIME_OUTPUT=r-%p.json: the report is exact" exact "$(ls "$tmp"/pp/r-*.json | head -n 1)" k_small 5 125
+for pp_file in "$tmp"/pp/r-*.json; do break; done
+check "KTIME_OUTPUT=r-%p.json: the report is exact" exact "$pp_file" k_small 5 125
 # Two programs from one shell, each under ktime (the shell itself writes no report): one
 # file each, not one overwriting the other.
 mkdir "$tmp/pp2"
