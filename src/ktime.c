@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "ktime_internal.h"
 #include "launch.h"
 #include "log.h"
+#include "outpath.h"
 #include "state.h"
 
 struct ktime_state kt = {
@@ -490,6 +492,7 @@ static int write_report(FILE *f, struct report *r)
 static void report_finish(bool from_drain_thread)
 {
     static char cmdline[16384];
+    static char path[PATH_MAX];
     const char *argv[256];
     struct report r;
     const char *note = NULL;
@@ -529,11 +532,17 @@ static void report_finish(bool from_drain_thread)
         return;
     }
 
+    /* Placeholders are expanded here, in the process that writes, so that each process of
+     * a multi-process run (an exec'd child included) names its own file. */
     if (kt.cfg.output) {
-        f = fopen(kt.cfg.output, "w");
-        if (!f)
-            log_warn("cannot open KTIME_OUTPUT '%s' (%s); the report follows on stderr",
-                     kt.cfg.output, strerror(errno));
+        char host[256];
+        if (outpath_expand(kt.cfg.output, r.pid, outpath_hostname(host, sizeof host), path,
+                           sizeof path, env_get) != 0)
+            log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
+                     "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, kt.cfg.output);
+        else if (!(f = fopen(path, "w")))
+            log_warn("cannot open KTIME_OUTPUT '%s' (%s); the report follows on stderr", path,
+                     strerror(errno));
     }
     if (f) {
         int rc = write_report(f, &r);
@@ -543,11 +552,11 @@ static void report_finish(bool from_drain_thread)
             err = errno;
         }
         if (rc == 0) {
-            log_info("report written to %s", kt.cfg.output);
+            log_info("report written to %s", path);
             return;
         }
-        log_warn("writing KTIME_OUTPUT '%s' failed (%s); the report follows on stderr",
-                 kt.cfg.output, strerror(err));
+        log_warn("writing KTIME_OUTPUT '%s' failed (%s); the report follows on stderr", path,
+                 strerror(err));
     }
     fflush(stderr);
     if (write_report(stderr, &r) != 0)

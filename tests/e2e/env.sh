@@ -1,6 +1,7 @@
 #!/bin/sh
 # env.sh - configuration from the environment: bad values warn once and fall back to the
-# default without touching the program; KTIME_OUTPUT / KTIME_FORMAT / KTIME_DISABLE. TAP.
+# default without touching the program; KTIME_OUTPUT (and its placeholders) / KTIME_FORMAT /
+# KTIME_DISABLE. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
 
@@ -74,6 +75,84 @@ check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_versio
 # shellcheck disable=SC2086
 run_ktime js KTIME_OUTPUT="$tmp/r.json" "$A" $ARGS
 check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 1
+
+# --- KTIME_OUTPUT placeholders: %p, %h, %q{NAME}, %% -------------------------------------
+# pid_named DIR N: DIR holds exactly N files, each r-PID.json, a JSON report whose "pid" is
+# the PID in its name.
+pid_named() {
+    _n=0
+    _bad=0
+    for _f in "$1"/*; do
+        [ -e "$_f" ] || continue
+        _n=$((_n + 1))
+        _b=${_f##*/}
+        _p=${_b#r-}
+        _p=${_p%.json}
+        case $_b:$_p in
+            r-*.json:*[!0-9]* | r-*.json:) echo "$_b: '$_p' is not a pid"; _bad=1; continue ;;
+            r-*.json:*) ;;
+            *) echo "unexpected file $_b"; _bad=1; continue ;;
+        esac
+        _j=$(jv "$_f" pid)
+        [ "$_j" = "$_p" ] || { echo "$_b: JSON pid is '${_j:-missing}', not $_p"; _bad=1; }
+    done
+    [ "$_n" = "$2" ] || { echo "$_n files in $1, want $2:"; ls -l "$1"; _bad=1; }
+    return $_bad
+}
+mkdir "$tmp/pp"
+# shellcheck disable=SC2086
+run_ktime pp KTIME_OUTPUT="$tmp/pp/r-%p.json" "$A" $ARGS
+check "KTIME_OUTPUT=r-%p.json: same exit status and stdout" same_run base pp
+check "KTIME_OUTPUT=r-%p.json: nothing on stderr" empty "$tmp/pp.err"
+check "KTIME_OUTPUT=r-%p.json: one file, named with the pid in its report, JSON" pid_named "$tmp/pp" 1
+for pp_file in "$tmp"/pp/r-*.json; do break; done
+check "KTIME_OUTPUT=r-%p.json: the report is exact" exact "$pp_file" k_small 5 125
+# Two programs from one shell, each under ktime (the shell itself writes no report): one
+# file each, not one overwriting the other.
+mkdir "$tmp/pp2"
+run_ktime pp2 KTIME_OUTPUT="$tmp/pp2/r-%p.json" sh -c "'$A' $ARGS && '$A' $ARGS"
+check "KTIME_OUTPUT=r-%p.json, two processes: two files, each named with its own pid" pid_named "$tmp/pp2" 2
+
+# shellcheck disable=SC2086
+run_ktime qv KTIME_OUTPUT="$tmp/r-%q{SOME_VAR}.json" SOME_VAR=rank3 "$A" $ARGS
+check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: same exit status and stdout" same_run base qv
+check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: nothing on stderr" empty "$tmp/qv.err"
+check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: r-rank3.json, JSON" jc "$tmp/r-rank3.json" schema_version == 1
+# shellcheck disable=SC2086
+run_ktime qu KTIME_OUTPUT="$tmp/u-%q{KTIME_E2E_UNSET}.json" "$A" $ARGS
+check "KTIME_OUTPUT with %q{} of an unset variable: same exit status and stdout" same_run base qu
+check "KTIME_OUTPUT with %q{} of an unset variable: one 'ktime:' warning naming it" \
+    sh -c "[ \$(wc -l <'$tmp/qu.err') = 1 ] && grep '^ktime:' '$tmp/qu.err' | grep -q KTIME_E2E_UNSET"
+check "KTIME_OUTPUT with %q{} of an unset variable: expands to empty" jc "$tmp/u-.json" schema_version == 1
+
+# shellcheck disable=SC2086
+run_ktime pc KTIME_OUTPUT="$tmp/100%%-%%p.json" "$A" $ARGS
+check "KTIME_OUTPUT=100%%-%%p.json: nothing on stderr" empty "$tmp/pc.err"
+check "KTIME_OUTPUT=100%%-%%p.json: a literal % (100%-%p.json), JSON" jc "$tmp/100%-%p.json" schema_version == 1
+
+# shellcheck disable=SC2086
+run_ktime ph KTIME_OUTPUT="$tmp/h-%h.json" "$A" $ARGS
+check "KTIME_OUTPUT=h-%h.json: named with the host name" jc "$tmp/h-$(uname -n).json" schema_version == 1
+
+# shellcheck disable=SC2086
+run_ktime px KTIME_OUTPUT="$tmp/x-%x-%y.json" "$A" $ARGS
+check "KTIME_OUTPUT with unknown placeholders: same exit status and stdout" same_run base px
+check "KTIME_OUTPUT with unknown placeholders: one 'ktime:' warning naming the first" \
+    sh -c "[ \$(wc -l <'$tmp/px.err') = 1 ] && grep '^ktime:' '$tmp/px.err' | grep -q \"'%x'\""
+check "KTIME_OUTPUT with unknown placeholders: kept as written" jc "$tmp/x-%x-%y.json" schema_version == 1
+# shellcheck disable=SC2086
+run_ktime pq KTIME_OUTPUT="$tmp/q-%q{OPEN.json" "$A" $ARGS
+check "KTIME_OUTPUT with an unterminated %q{: one 'ktime:' warning" \
+    sh -c "[ \$(wc -l <'$tmp/pq.err') = 1 ] && grep -q '^ktime:.*%q{' '$tmp/pq.err'"
+check "KTIME_OUTPUT with an unterminated %q{: kept as written" jc "$tmp/q-%q{OPEN.json" schema_version == 1
+
+_long=$(awk 'BEGIN { while (n++ < 5000) printf "x" }')
+# shellcheck disable=SC2086
+run_ktime pl KTIME_OUTPUT="$tmp/$_long-%p.txt" "$A" $ARGS
+check "KTIME_OUTPUT longer than PATH_MAX once expanded: same exit status and stdout" same_run base pl
+check "KTIME_OUTPUT longer than PATH_MAX once expanded: a 'ktime:' warning" \
+    sh -c "grep '^ktime:' '$tmp/pl.err' | grep -q 'expands to more than'"
+check "KTIME_OUTPUT longer than PATH_MAX once expanded: the report goes to stderr instead" text_report "$tmp/pl.err"
 
 # shellcheck disable=SC2086
 run_ktime se "$A" $ARGS

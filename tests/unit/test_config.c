@@ -97,6 +97,23 @@ static void test_format_overrides_suffix(void **state)
     assert_int_equal(c.format, FORMAT_TEXT);
 }
 
+/* KTIME_OUTPUT is kept as a template (placeholders are expanded when the report is
+ * written); its .json suffix still selects JSON. */
+static void test_output_template(void **state)
+{
+    struct config c;
+    const char *env[] = { "KTIME_OUTPUT", "out/r-%h-%p.json", NULL };
+    const char *env2[] = { "KTIME_OUTPUT", "r-%q{RANK}.txt", NULL };
+    load(&c, env);
+    assert_string_equal(c.output, "out/r-%h-%p.json");
+    assert_int_equal(c.format, FORMAT_JSON);
+    assert_string_equal(captured, "");
+    load(&c, env2);
+    assert_string_equal(c.output, "r-%q{RANK}.txt");
+    assert_int_equal(c.format, FORMAT_TEXT);
+    assert_string_equal(captured, "");
+}
+
 /* Each bad KTIME_WARMUP value: one warning line, naming the variable and the default. */
 static void test_bad_warmup_values(void **state)
 {
@@ -155,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_format_overrides_suffix),
+        cmocka_unit_test(test_output_template),
         cmocka_unit_test(test_bad_warmup_values),
         cmocka_unit_test(test_other_bad_values),
         cmocka_unit_test(test_quiet_silences_warnings),

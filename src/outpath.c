@@ -1,0 +1,137 @@
+/* outpath.c - expands the placeholders of KTIME_OUTPUT (%p, %h, %q{NAME}, %%). */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "outpath.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define NAME_MAX_LEN 255
+
+/* The result so far: what fits is copied, len counts everything, fitting or not. */
+struct sink {
+    char *out;
+    size_t size;
+    size_t len;
+};
+
+static void put(struct sink *s, const char *p, size_t n)
+{
+    if (s->len < s->size) {
+        size_t room = s->size - 1 - s->len;
+        memcpy(s->out + s->len, p, n < room ? n : room);
+    }
+    s->len += n;
+}
+
+/* Keeps n bytes of the template as written; the first such spot per call is warned of. */
+static void keep(struct sink *s, const char *p, size_t n, const char *tmpl, const char *why,
+                 bool *warned)
+{
+    if (!*warned) {
+        /* The template last: a long one is cut short, not the reason. */
+        log_warn("KTIME_OUTPUT: '%.*s' %s (placeholders are %%p, %%h, %%q{NAME}, %%%%); kept "
+                 "as written in '%s'", (int)n, p, why, tmpl);
+        *warned = true;
+    }
+    put(s, p, n);
+}
+
+int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
+                   const char *(*getenv_fn)(const char *name))
+{
+    struct sink s = { .out = out, .size = outsz, .len = 0 };
+    bool warned = false;
+    const char *p = tmpl;
+
+    if (!host)
+        host = OUTPATH_UNKNOWN_HOST;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            put(&s, p, strlen(p));
+            break;
+        }
+        put(&s, p, (size_t)(pct - p));
+        p = pct + 1;
+        switch (*p) {
+        case '%':
+            put(&s, "%", 1);
+            p++;
+            break;
+        case 'p': {
+            char num[24];
+            int n = snprintf(num, sizeof num, "%ld", pid);
+            put(&s, num, (size_t)n);
+            p++;
+            break;
+        }
+        case 'h':
+            put(&s, host, strlen(host));
+            p++;
+            break;
+        case 'q': {
+            const char *name = p + 2;
+            const char *end = p[1] == '{' ? strchr(name, '}') : NULL;
+            char buf[NAME_MAX_LEN + 1];
+            const char *val;
+            size_t n;
+
+            if (p[1] != '{') {
+                keep(&s, pct, 2, tmpl, "is not a placeholder", &warned);
+                p++;
+                break;
+            }
+            if (!end) {
+                keep(&s, pct, 3, tmpl, "has no closing '}'", &warned);
+                p += 2;
+                break;
+            }
+            n = (size_t)(end - name);
+            if (n == 0 || n > NAME_MAX_LEN) {
+                keep(&s, pct, (size_t)(end + 1 - pct), tmpl,
+                     n == 0 ? "names no variable" : "names a variable longer than 255 bytes",
+                     &warned);
+                p = end + 1;
+                break;
+            }
+            memcpy(buf, name, n);
+            buf[n] = '\0';
+            val = getenv_fn(buf);
+            if (!val) {
+                log_warn("KTIME_OUTPUT: %%q{%s}: environment variable %s is not set; using "
+                         "an empty string", buf, buf);
+                val = "";
+            }
+            put(&s, val, strlen(val));
+            p = end + 1;
+            break;
+        }
+        case '\0':
+            keep(&s, pct, 1, tmpl, "ends the name", &warned);
+            break;
+        default:
+            keep(&s, pct, 2, tmpl, "is not a placeholder", &warned);
+            p++;
+            break;
+        }
+    }
+    if (outsz > 0)
+        out[s.len < outsz ? s.len : outsz - 1] = '\0';
+    return s.len < outsz ? 0 : -1;
+}
+
+const char *outpath_hostname(char *buf, size_t n)
+{
+    if (n == 0)
+        return OUTPATH_UNKNOWN_HOST;
+    if (gethostname(buf, n) != 0 || buf[0] == '\0') {
+        snprintf(buf, n, "%s", OUTPATH_UNKNOWN_HOST);
+        return buf;
+    }
+    buf[n - 1] = '\0'; /* POSIX leaves a truncated name unterminated */
+    return buf;
+}

@@ -1,0 +1,28 @@
+/* outpath.h - expands the placeholders of KTIME_OUTPUT into the report's file name. */
+#ifndef KTIME_OUTPATH_H
+#define KTIME_OUTPATH_H
+
+#include <stddef.h>
+
+/* The name %h gives when the host name cannot be read. */
+#define OUTPATH_UNKNOWN_HOST "unknown-host"
+
+/* Expands tmpl into out (outsz bytes, terminating NUL included):
+ *   %p        pid
+ *   %h        host (OUTPATH_UNKNOWN_HOST when host is NULL)
+ *   %q{NAME}  getenv_fn(NAME); an unset NAME gives "" and one "ktime:" warning naming it
+ *   %%        a single %
+ * Anything else after a % (or a % at the end), an unterminated or empty %q{, or a NAME
+ * longer than 255 bytes is kept as written, with one warning per call for the first one.
+ * Returns 0, or -1 when the result needs more than outsz bytes; out then holds as much
+ * as fits, terminated when outsz > 0. Never allocates; safe from any thread that may
+ * call getenv_fn. */
+int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
+                   const char *(*getenv_fn)(const char *name));
+
+/* Writes this machine's host name into buf (n bytes), or OUTPATH_UNKNOWN_HOST when
+ * gethostname fails or the name is empty; always terminated. Returns buf, or the
+ * constant OUTPATH_UNKNOWN_HOST when n is 0. */
+const char *outpath_hostname(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,243 @@
+/* test_outpath.c - KTIME_OUTPUT placeholders: %p, %h, %q{NAME}, %%, and what is kept as
+ * written (with one warning) or does not fit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "outpath.h"
+
+static const char *const env[] = { "RANK", "3", "JOB", "train", "EMPTY", "", NULL };
+
+static const char *fake_getenv(const char *name)
+{
+    for (const char *const *p = env; p[0]; p += 2)
+        if (strcmp(p[0], name) == 0)
+            return p[1];
+    return NULL;
+}
+
+/* Expands tmpl for pid 4242 on host "node7" with stderr captured into `captured`;
+ * returns outpath_expand's result. */
+static char captured[8192];
+static int expand(const char *tmpl, const char *host, char *out, size_t outsz)
+{
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    size_t n;
+    int rc;
+
+    fflush(stderr);
+    dup2(fileno(tmp), 2);
+    rc = outpath_expand(tmpl, 4242, host, out, outsz, fake_getenv);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    n = fread(captured, 1, sizeof captured - 1, tmp);
+    captured[n] = '\0';
+    fclose(tmp);
+    return rc;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* tmpl expands to want with nothing on stderr. */
+static void expands_quietly(const char *tmpl, const char *want)
+{
+    char out[PATH_MAX];
+    assert_int_equal(expand(tmpl, "node7", out, sizeof out), 0);
+    assert_string_equal(out, want);
+    assert_string_equal(captured, "");
+}
+
+/* tmpl expands to want with exactly one warning that contains each of the NULL-ended
+ * strings after want. */
+static void expands_with_warning(const char *tmpl, const char *want, ...)
+{
+    char out[PATH_MAX];
+    va_list ap;
+    assert_int_equal(expand(tmpl, "node7", out, sizeof out), 0);
+    assert_string_equal(out, want);
+    assert_int_equal(count_lines(captured), 1);
+    assert_non_null(strstr(captured, "ktime: warning: KTIME_OUTPUT: "));
+    va_start(ap, want);
+    for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+        if (!strstr(captured, s))
+            fail_msg("warning lacks '%s': %s", s, captured);
+    va_end(ap);
+}
+
+static void test_no_placeholder(void **state)
+{
+    expands_quietly("report.json", "report.json");
+    expands_quietly("/tmp/a b/c.txt", "/tmp/a b/c.txt");
+    expands_quietly("", "");
+}
+
+static void test_pid(void **state)
+{
+    expands_quietly("r-%p.json", "r-4242.json");
+    expands_quietly("%p", "4242");
+    expands_quietly("%p%p/%p", "42424242/4242");
+    char out[64];
+    assert_int_equal(outpath_expand("%p", -1, "h", out, sizeof out, fake_getenv), 0);
+    assert_string_equal(out, "-1");
+}
+
+static void test_host(void **state)
+{
+    char out[64];
+    expands_quietly("%h-%p.json", "node7-4242.json");
+    assert_int_equal(expand("r-%h.txt", NULL, out, sizeof out), 0);
+    assert_string_equal(out, "r-" OUTPATH_UNKNOWN_HOST ".txt");
+    assert_string_equal(captured, "");
+}
+
+static void test_env(void **state)
+{
+    expands_quietly("r-rank%q{RANK}.json", "r-rank3.json");
+    expands_quietly("%q{JOB}/%q{RANK}-%p", "train/3-4242");
+    expands_quietly("x%q{EMPTY}y", "xy"); /* set but empty: no warning */
+}
+
+static void test_env_unset_warns_naming_it(void **state)
+{
+    char out[64];
+    expands_with_warning("r-%q{NOPE}.json", "r-.json", "NOPE", "not set", NULL);
+    /* One warning per unset variable, and the rest of the name still expands. */
+    assert_int_equal(expand("%q{A1}-%q{RANK}-%q{B2}", "h", out, sizeof out), 0);
+    assert_string_equal(out, "-3-");
+    assert_int_equal(count_lines(captured), 2);
+    assert_non_null(strstr(captured, "A1"));
+    assert_non_null(strstr(captured, "B2"));
+}
+
+static void test_percent_escape(void **state)
+{
+    expands_quietly("100%%.txt", "100%.txt");
+    expands_quietly("%%p", "%p");
+    expands_quietly("%%%p", "%4242");
+    expands_quietly("%%%%", "%%");
+    expands_quietly("%%q{RANK}", "%q{RANK}");
+}
+
+static void test_unknown_placeholder_kept(void **state)
+{
+    char out[64];
+    expands_with_warning("r-%x.json", "r-%x.json", "'%x'", "r-%x.json", "kept", NULL);
+    expands_with_warning("r-%P.json", "r-%P.json", "'%P'", NULL);
+    expands_with_warning("r-%q.json", "r-%q.json", "'%q'", NULL);
+    expands_with_warning("r-%", "r-%", "'%'", NULL);
+    /* Several: all kept, one warning (naming the first), the valid ones still expand. */
+    assert_int_equal(expand("%a-%p-%b-%q-%", "h", out, sizeof out), 0);
+    assert_string_equal(out, "%a-4242-%b-%q-%");
+    assert_int_equal(count_lines(captured), 1);
+    assert_non_null(strstr(captured, "'%a'"));
+}
+
+static void test_bad_env_placeholder_kept(void **state)
+{
+    /* Unterminated: the "%q{" is kept, what follows is read as usual. */
+    expands_with_warning("r-%q{RANK.json", "r-%q{RANK.json", "'%q{'", "closing", NULL);
+    expands_with_warning("%q{", "%q{", "'%q{'", NULL);
+    expands_with_warning("%q{X-%p", "%q{X-4242", "'%q{'", NULL);
+    /* Empty name. */
+    expands_with_warning("r-%q{}.json", "r-%q{}.json", "'%q{}'", NULL);
+    /* A name too long for any environment lookup is kept whole. */
+    char tmpl[400], want[400], name[301];
+    memset(name, 'A', 300);
+    name[300] = '\0';
+    snprintf(tmpl, sizeof tmpl, "%%q{%s}-%%p", name);
+    snprintf(want, sizeof want, "%%q{%s}-4242", name);
+    expands_with_warning(tmpl, want, "longer", NULL);
+    /* 255 bytes is still a name (unset here). */
+    memset(name, 'B', 255);
+    name[255] = '\0';
+    snprintf(tmpl, sizeof tmpl, "x%%q{%s}y", name);
+    expands_with_warning(tmpl, "xy", "not set", NULL);
+}
+
+static void test_too_long(void **state)
+{
+    char out[8];
+
+    /* Exactly fits: 7 characters and the NUL. */
+    assert_int_equal(expand("ab-%p", "h", out, sizeof out), 0);
+    assert_string_equal(out, "ab-4242");
+    /* One byte over, in a literal, a pid, a host, a variable. */
+    assert_int_equal(expand("abcdefgh", "h", out, sizeof out), -1);
+    assert_string_equal(out, "abcdefg");
+    assert_int_equal(expand("abc-%p", "h", out, sizeof out), -1);
+    assert_string_equal(out, "abc-424");
+    assert_int_equal(expand("%h", "node-eight", out, sizeof out), -1);
+    assert_string_equal(out, "node-ei");
+    assert_int_equal(expand("r%q{JOB}.j", "h", out, sizeof out), -1);
+    assert_string_equal(out, "rtrain.");
+    assert_int_equal(expand("%%%%%%%%%%%%%%%%", "h", out, sizeof out), -1);
+    assert_string_equal(out, "%%%%%%%");
+    /* Tiny buffers. */
+    assert_int_equal(expand("", "h", out, 1), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(expand("a", "h", out, 1), -1);
+    assert_string_equal(out, "");
+    out[0] = 'z';
+    assert_int_equal(expand("a", "h", out, 0), -1);
+    assert_int_equal(out[0], 'z'); /* nothing written */
+    assert_int_equal(expand("", "h", out, 0), -1);
+
+    /* PATH_MAX, as the library uses it. */
+    static char tmpl[PATH_MAX + 8], big[PATH_MAX];
+    memset(tmpl, 'x', PATH_MAX - 1);
+    tmpl[PATH_MAX - 1] = '\0';
+    assert_int_equal(expand(tmpl, "h", big, sizeof big), 0);
+    assert_int_equal(strlen(big), PATH_MAX - 1);
+    memcpy(tmpl + PATH_MAX - 3, "%p", 3);
+    assert_int_equal(expand(tmpl, "h", big, sizeof big), -1);
+    assert_int_equal(strlen(big), PATH_MAX - 1);
+    assert_string_equal(captured, "");
+}
+
+static void test_hostname(void **state)
+{
+    char want[256], buf[256], small[4];
+    if (gethostname(want, sizeof want) != 0 || want[0] == '\0')
+        strcpy(want, OUTPATH_UNKNOWN_HOST);
+    want[sizeof want - 1] = '\0';
+    assert_ptr_equal(outpath_hostname(buf, sizeof buf), buf);
+    assert_string_equal(buf, want);
+    outpath_hostname(small, sizeof small);
+    assert_true(strlen(small) < sizeof small);
+    assert_string_equal(outpath_hostname(NULL, 0), OUTPATH_UNKNOWN_HOST);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_placeholder),
+        cmocka_unit_test(test_pid),
+        cmocka_unit_test(test_host),
+        cmocka_unit_test(test_env),
+        cmocka_unit_test(test_env_unset_warns_naming_it),
+        cmocka_unit_test(test_percent_escape),
+        cmocka_unit_test(test_unknown_placeholder_kept),
+        cmocka_unit_test(test_bad_env_placeholder_kept),
+        cmocka_unit_test(test_too_long),
+        cmocka_unit_test(test_hostname),
+    };
+    log_set_level(LOG_WARN);
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
