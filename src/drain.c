@@ -19,7 +19,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->tick = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
-    d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
+    d->passes = d->calls = d->calls_pending = 0;
 }
 
 int drain_add_pool(struct drain *d, struct pool *p)
@@ -100,10 +100,11 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             p->pending[keep++] = p->pending[j];
             continue;
         }
-        r = d->ops->query(s->stop);
-        d->queries++;
+        /* One call both asks whether the pair completed and reads it. */
+        r = d->ops->elapsed(s->start, s->stop, &ms);
+        d->calls++;
         if (r == 1) {
-            d->queries_pending++;
+            d->calls_pending++;
             if (nblocked < DRAIN_BLOCKED_STREAMS)
                 blocked[nblocked++] = s->stream;
             p->pending[keep++] = p->pending[j];
@@ -114,7 +115,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             /* Its start event fired when the watchdog opened the gate, not at the launch. */
             if (a)
                 a->forced++;
-        } else if (r == 0 && (d->elapsed_calls++, d->ops->elapsed(s->start, s->stop, &ms) == 0)) {
+        } else if (r == 0) {
             if (a)
                 stats_add(&a->st, (double)ms * 1000.0);
         } else if (a) {

@@ -72,30 +72,20 @@ static int ev_create(void *ctx, void **start, void **stop)
     return rc;
 }
 
-static int ev_query(void *stop)
-{
-    CUresult r = drv.EventQuery((CUevent)stop);
-
-    if (r == CUDA_SUCCESS)
-        return 0;
-    if (r == CUDA_ERROR_NOT_READY)
-        return 1;
-    log_debug("cuEventQuery failed with %d", (int)r);
-    return -1;
-}
-
 static int ev_elapsed(void *start, void *stop, float *ms)
 {
     CUresult r = drv.EventElapsedTime(ms, (CUevent)start, (CUevent)stop);
 
-    if (r != CUDA_SUCCESS)
-        log_debug("cuEventElapsedTime failed with %d", (int)r);
-    return r == CUDA_SUCCESS ? 0 : -1;
+    if (r == CUDA_SUCCESS)
+        return 0;
+    if (r == CUDA_ERROR_NOT_READY) /* documented: either event not completed yet */
+        return 1;
+    log_debug("cuEventElapsedTime failed with %d", (int)r);
+    return -1;
 }
 
 const struct event_ops driver_event_ops = {
     .create = ev_create,
-    .query = ev_query,
     .elapsed = ev_elapsed,
 };
 

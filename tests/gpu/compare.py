@@ -195,7 +195,10 @@ def graph_rows(doc):
 
 
 def count_by_key(index, key, field):
-    hits = [v for name, v in index.items() if key in name]
+    """Sum of field over the kernels whose name contains key; a name equal to key (an
+    extern "C" kernel) is matched alone, so drv_spin_launch does not take drv_spin_launch_ex."""
+    hits = [v for name, v in index.items() if name == key] or \
+        [v for name, v in index.items() if key in name]
     if not hits:
         return 0, 0
     return sum(int(v.get(field) or 0) for v in hits), len(hits)
