@@ -19,6 +19,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->tick = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
+    pthread_mutex_init(&d->pass_lock, NULL);
     d->passes = d->calls = d->calls_pending = 0;
 }
 
@@ -78,6 +79,16 @@ static uint64_t abandon_pending(struct drain *d, struct pool *p)
     return left;
 }
 
+void drain_pool_gone(struct drain *d, struct pool *p)
+{
+    if (atomic_load_explicit(&p->dead, memory_order_acquire))
+        return;
+    atomic_store_explicit(&p->gone, 1, memory_order_release);
+    atomic_store_explicit(&p->retiring, 1, memory_order_release);
+    abandon_pending(d, p);
+    atomic_store_explicit(&p->dead, 1, memory_order_release);
+}
+
 static uint32_t pass_pool(struct drain *d, struct pool *p)
 {
     uintptr_t blocked[DRAIN_BLOCKED_STREAMS];
@@ -86,6 +97,10 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
 
     if (atomic_load_explicit(&p->dead, memory_order_acquire))
         return 0;
+    if (atomic_load_explicit(&p->gone, memory_order_acquire)) {
+        drain_pool_gone(d, p);
+        return 0;
+    }
     while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
         p->pending[p->npending++] = id;
 
@@ -109,6 +124,14 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
                 blocked[nblocked++] = s->stream;
             p->pending[keep++] = p->pending[j];
             continue;
+        }
+        if (r == -2) {
+            /* The context went without ktime seeing it go: touch none of its events again. */
+            for (uint32_t m = j; m < p->npending; m++)
+                p->pending[keep++] = p->pending[m];
+            p->npending = keep;
+            drain_pool_gone(d, p);
+            return done;
         }
         a = agg_get(d, s->kernel, p->device);
         if (s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) {
@@ -154,6 +177,11 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
                   created + made);
     }
     return done;
+}
+
+uint32_t drain_pass_pool(struct drain *d, struct pool *p)
+{
+    return pass_pool(d, p);
 }
 
 uint32_t drain_pass(struct drain *d)
@@ -205,9 +233,13 @@ static void *drain_main(void *arg)
     long idle_us = DRAIN_BUSY_SLEEP_US;
 
     while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
+        bool busy;
         if (d->tick)
             d->tick();
-        if (drain_pass(d) > 0 || pending_total(d) > 0)
+        pthread_mutex_lock(&d->pass_lock);
+        busy = drain_pass(d) > 0 || pending_total(d) > 0;
+        pthread_mutex_unlock(&d->pass_lock);
+        if (busy)
             idle_us = DRAIN_BUSY_SLEEP_US;
         else if (idle_us < DRAIN_IDLE_MAX_US)
             idle_us *= 2;

@@ -33,6 +33,8 @@ struct drain {
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
     void (*tick)(void);          /* called by the drain thread on every pass, if set */
+    pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
+                                  * thread releasing a primary context, never on a launch */
     pthread_t thread;
     bool started;
     _Atomic int stop;
@@ -46,6 +48,13 @@ void drain_init(struct drain *d, const struct event_ops *ops);
 /* Publishes a pool so that the drain polls it. Returns 0, or -1 when DRAIN_MAX_POOLS
  * are in use. Callers serialize among themselves (ktime holds its set-up mutex). */
 int drain_add_pool(struct drain *d, struct pool *p);
+
+/* One pass over p alone, with pass_lock held by the caller (any thread). */
+uint32_t drain_pass_pool(struct drain *d, struct pool *p);
+
+/* p's context was destroyed: counts its pending pairs incomplete without touching their
+ * events, and marks it dead. With pass_lock held, or from the drain thread. */
+void drain_pool_gone(struct drain *d, struct pool *p);
 
 /* Starts the drain thread. Returns 0 or an errno value. */
 int drain_start(struct drain *d);

@@ -80,6 +80,8 @@ static int ev_elapsed(void *start, void *stop, float *ms)
         return 0;
     if (r == CUDA_ERROR_NOT_READY) /* documented: either event not completed yet */
         return 1;
+    if (r == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        return -2;
     log_debug("cuEventElapsedTime failed with %d", (int)r);
     return -1;
 }

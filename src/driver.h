@@ -35,7 +35,10 @@
     X(GraphNodeGetType, cuGraphNodeGetType, 10000, 0)         \
     X(MemHostAlloc, cuMemHostAlloc, 2020, 0)                  \
     X(MemHostGetDevicePointer, cuMemHostGetDevicePointer, 3020, 0) \
-    X(StreamWaitValue32, cuStreamWaitValue32, 11070, 0)
+    X(StreamWaitValue32, cuStreamWaitValue32, 11070, 0)       \
+    X(DevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000, 0) \
+    X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000, 0) \
+    X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 11000, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

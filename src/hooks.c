@@ -12,7 +12,10 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
-#undef cuGetProcAddress /* cuda.h renames it to _v2; both are real exported symbols */
+#undef cuGetProcAddress /* cuda.h renames these to _v2; both are real exported symbols */
+#undef cuCtxDestroy
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxRelease
 
 #include "ktime.h"
 #include "ktime_internal.h"
@@ -64,8 +67,12 @@ KTIME_EXPORT CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t
                                           CUdriverProcAddressQueryResult *);
 KTIME_EXPORT CUresult cuModuleUnload(CUmodule);
 KTIME_EXPORT CUresult cuLibraryUnload(CUlibrary);
+KTIME_EXPORT CUresult cuCtxDestroy(CUcontext);
 KTIME_EXPORT CUresult cuCtxDestroy_v2(CUcontext);
+KTIME_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice);
 KTIME_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice);
+KTIME_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice);
+KTIME_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice);
 KTIME_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *, CUgraph, unsigned long long);
 KTIME_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *, CUgraph,
                                                    CUDA_GRAPH_INSTANTIATE_PARAMS *);
@@ -310,6 +317,15 @@ CUresult cuLibraryUnload(CUlibrary lib)
     return real(lib);
 }
 
+/* Contexts that end: each ABI version is its own symbol, and the runtime may ask the driver
+ * for either (cudaDeviceReset did not come through cuDevicePrimaryCtxReset_v2 on CUDA 13). */
+CUresult cuCtxDestroy(CUcontext ctx)
+{
+    REAL_OR_FAIL(PFN_cuCtxDestroy_v4000, HOOK_cuCtxDestroy); /* same prototype */
+    ktime_context_ending(ctx, -1);
+    return real(ctx);
+}
+
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     REAL_OR_FAIL(PFN_cuCtxDestroy_v4000, HOOK_cuCtxDestroy_v2);
@@ -317,11 +333,30 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     return real(ctx);
 }
 
+CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    REAL_OR_FAIL(PFN_cuDevicePrimaryCtxReset_v11000, HOOK_cuDevicePrimaryCtxReset);
+    ktime_context_ending(NULL, (int)dev);
+    return real(dev);
+}
+
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     REAL_OR_FAIL(PFN_cuDevicePrimaryCtxReset_v11000, HOOK_cuDevicePrimaryCtxReset_v2);
     ktime_context_ending(NULL, (int)dev);
     return real(dev);
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    REAL_OR_FAIL(PFN_cuDevicePrimaryCtxRelease_v11000, HOOK_cuDevicePrimaryCtxRelease);
+    return ktime_primary_release(dev, real);
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    REAL_OR_FAIL(PFN_cuDevicePrimaryCtxRelease_v11000, HOOK_cuDevicePrimaryCtxRelease_v2);
+    return ktime_primary_release(dev, real);
 }
 
 /* After any instantiation: a new graph exec gets its row's name now. */

@@ -222,6 +222,23 @@ bool ktime_context_failed(CUcontext ctx)
     return false;
 }
 
+/* Whether ctx is dev's primary context. Asked only while that context is active, where a
+ * retain and a release change nothing. */
+static bool is_primary(CUcontext ctx, CUdevice dev)
+{
+    unsigned int flags;
+    int active = 0;
+    CUcontext pc = NULL;
+
+    if (!drv.DevicePrimaryCtxGetState || !drv.DevicePrimaryCtxRetain ||
+        !drv.DevicePrimaryCtxRelease ||
+        drv.DevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active ||
+        drv.DevicePrimaryCtxRetain(&pc, dev) != CUDA_SUCCESS)
+        return false;
+    drv.DevicePrimaryCtxRelease(dev);
+    return pc == ctx;
+}
+
 struct pool *ktime_pool_create(CUcontext ctx)
 {
     struct pool *p = NULL;
@@ -248,6 +265,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
         if (pool_init(p, &driver_event_ops, ctx, (int)dev, (uint32_t)kt.cfg.pool_cap,
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
+            p->primary = is_primary(ctx, dev);
             /* Everything a launching thread reads is set before the pool is published. */
             gate_alloc(&p->gate_host, &p->gate_dev);
             if (p->gate_host && !start_gate_watchdog())
@@ -314,6 +332,41 @@ void ktime_context_ending(CUcontext ctx, int dev)
         }
     if (n)
         log_debug("%d event pool(s) retired before a context was destroyed", n);
+}
+
+CUresult ktime_primary_release(CUdevice dev, CUresult (*release)(CUdevice))
+{
+    struct pool *mine[DRAIN_MAX_POOLS];
+    unsigned int flags;
+    int n = 0, active = 1;
+    CUresult r;
+
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON ||
+        !drv.DevicePrimaryCtxGetState)
+        return release(dev);
+    pthread_mutex_lock(&kt.setup_lock);
+    for (uint32_t i = 0; i < atomic_load(&kt.drain.npools); i++) {
+        struct pool *p = kt.drain.pools[i];
+        if (p->primary && p->device == (int)dev && !atomic_load(&p->retiring))
+            mine[n++] = p;
+    }
+    pthread_mutex_unlock(&kt.setup_lock);
+    if (n == 0)
+        return release(dev);
+    /* The drain thread stays out of these pools while their context may be going. */
+    pthread_mutex_lock(&kt.drain.pass_lock);
+    for (int i = 0; i < n; i++)
+        drain_pass_pool(&kt.drain, mine[i]); /* fold in what has completed */
+    r = release(dev);
+    if (r == CUDA_SUCCESS &&
+        drv.DevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active) {
+        for (int i = 0; i < n; i++)
+            drain_pool_gone(&kt.drain, mine[i]);
+    }
+    pthread_mutex_unlock(&kt.drain.pass_lock);
+    if (!active)
+        log_debug("%d event pool(s) ended with the primary context of device %d", n, (int)dev);
+    return r;
 }
 
 /* ---------------------------------------------------------------- exit and report */

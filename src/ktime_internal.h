@@ -33,6 +33,12 @@ bool ktime_context_failed(CUcontext ctx);
  * launch path. */
 void ktime_context_ending(CUcontext ctx, int dev);
 
+/* Calls release(dev), a cuDevicePrimaryCtxRelease. Nothing says whether a release is the last
+ * one, which destroys the context, so ktime does not wait for the GPU: it folds in what has
+ * completed, releases, and if the primary context is then inactive, its pools end there (their
+ * pending pairs counted incomplete) without another call on their events. */
+CUresult ktime_primary_release(CUdevice dev, CUresult (*release)(CUdevice));
+
 /* A real driver symbol by exported name, from the libcuda the process uses, or NULL.
  * Defined by the interposition layer. */
 void *hooks_driver_symbol(const char *name);

@@ -130,10 +130,18 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->pool = p;
     L->slot = slot;
     L->stream = es;
-    if (drv.EventRecord((CUevent)p->slots[slot].start, es) != CUDA_SUCCESS) {
+    r = drv.EventRecord((CUevent)p->slots[slot].start, es);
+    if (r != CUDA_SUCCESS) {
         gate_open(L);
         pool_release(p, slot);
         drop(k, DROP_EVENT_ERROR);
+        /* The pool's context died without ktime seeing it go (its handle may now name a new
+         * context): never touch its events again; the next launch makes a new pool. */
+        if (r == CUDA_ERROR_CONTEXT_IS_DESTROYED || r == CUDA_ERROR_INVALID_CONTEXT ||
+            r == CUDA_ERROR_INVALID_HANDLE) {
+            atomic_store_explicit(&p->gone, 1, memory_order_release);
+            atomic_store_explicit(&p->retiring, 1, memory_order_release);
+        }
         goto untimed;
     }
     launch_busy = 0;

@@ -16,6 +16,8 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     atomic_init(&p->want_grow, 0);
     atomic_init(&p->retiring, 0);
     atomic_init(&p->dead, 0);
+    atomic_init(&p->gone, 0);
+    p->primary = false;
     p->npending = 0;
     p->slots = calloc(cap, sizeof *p->slots);
     p->pending = calloc(cap, sizeof *p->pending);

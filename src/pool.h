@@ -14,7 +14,8 @@ struct event_ops {
     /* Creates a start/stop pair in ctx. Returns 0 on success. Called off the launch path. */
     int (*create)(void *ctx, void **start, void **stop);
     /* Stores the stop - start interval in milliseconds and returns 0 once both events have
-     * completed; returns 1 while either is pending, -1 on any other error. It is the drain's
+     * completed; returns 1 while either is pending, -2 when their context was destroyed, -1
+     * on any other error. It is the drain's
      * only per-sample call: on an H200 it costs 66 ns where cuEventQuery on a completed event
      * costs 1.3 us (docs/performance.md, "The drain"). */
     int (*elapsed)(void *start, void *stop, float *ms);
@@ -47,6 +48,9 @@ struct pool {
     _Atomic int retiring;       /* its context is going away: no new launches use it */
     double retire_deadline_ms;  /* CLOCK_MONOTONIC ms after which pending pairs are abandoned */
     _Atomic int dead;           /* retired: its events are gone with the context */
+    _Atomic int gone;           /* its context was destroyed before it could retire: no call
+                                 * on its events any more (set with retiring) */
+    bool primary;               /* ctx is its device's primary context */
     /* Owned by the drain thread: */
     uint32_t *pending;          /* ids taken from submit_q, not yet complete */
     uint32_t npending;

@@ -1,20 +1,24 @@
-/* app_reset.c - rounds of launches with cuDevicePrimaryCtxReset (cudaDeviceReset) between
- * them; the primary context comes back, often under the same handle. Timing must resume in
- * every round.
+/* app_reset.c - rounds of launches with the primary context torn down between them, as
+ * cudaDeviceReset does; the primary context comes back, often under the same handle. Timing
+ * must resume in every round.
  *
- * usage: app_reset ROUNDS N   (N launches of k, 125 us, per round) */
+ * usage: app_reset ROUNDS N [HOW]   (N launches of k, 125 us, per round)
+ *   HOW: reset (cuDevicePrimaryCtxReset asked for at 11000, _v2, the default), reset_v1 (asked
+ *   for at 7000), release (the last cuDevicePrimaryCtxRelease, _v2), release_v1 */
 #include "apputil.h"
 #include "cudartlike.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     struct cl cl;
     CUcontext ctx;
     CUresult (*reset)(CUdevice);
+    const char *how = argc > 3 ? argv[3] : "reset";
     CUdriverProcAddressQueryResult st;
     long rounds = argc > 2 ? atol(argv[1]) : 3, n = argc > 2 ? atol(argv[2]) : 20;
     CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
@@ -29,7 +33,16 @@ int main(int argc, char **argv)
             : NULL;
     if (!gpa)
         return 1;
-    CK(gpa("cuDevicePrimaryCtxReset", (void **)&reset, 11000, 0, &st));
+    if (!strcmp(how, "reset"))
+        CK(gpa("cuDevicePrimaryCtxReset", (void **)&reset, 11000, 0, &st));
+    else if (!strcmp(how, "reset_v1"))
+        CK(gpa("cuDevicePrimaryCtxReset", (void **)&reset, 7000, 0, &st));
+    else if (!strcmp(how, "release"))
+        CK(gpa("cuDevicePrimaryCtxRelease", (void **)&reset, 11000, 0, &st));
+    else if (!strcmp(how, "release_v1"))
+        CK(gpa("cuDevicePrimaryCtxRelease", (void **)&reset, 7000, 0, &st));
+    else
+        return 2;
     for (long r = 0; r < rounds; r++) {
         CUmodule mod;
         CUfunction f;

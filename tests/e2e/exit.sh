@@ -66,7 +66,7 @@ teardown_case() {  # LABEL STRICT PROGRAM ARGS...
 teardown_case "cuDevicePrimaryCtxReset with events pending" strict "$A" --no-sync --reset k=125000:20
 teardown_case "cuCtxDestroy with events pending" strict "$E2E_BIN/app_driver" --no-sync --create-ctx k=125000:20
 teardown_case "last cuDevicePrimaryCtxRelease with events pending" \
-    "cuDevicePrimaryCtxRelease_v2 is not hooked; dropping the last reference destroys the context" \
+    "nothing tells the last release from the others, and ktime does not make every release wait for the GPU: what is pending then is counted incomplete" \
     "$A" --no-sync --release k=125000:20
 
 # Rounds of launches with a reset between them: the primary context comes back (the fake,
@@ -76,6 +76,19 @@ run_ktime rsk KTIME_OUTPUT="$tmp/rs.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$t
 check "reset between rounds: same exit status and stdout" same_run rsb rsk
 check "reset between rounds: all 60 launches timed exactly" exact "$tmp/rs.json" k 60 125
 check "reset between rounds: nothing dropped" jc "$tmp/rs.json" totals.dropped == 0
+
+# The same with each other way a primary context ends (cudaDeviceReset on CUDA 13 does not come
+# through cuDevicePrimaryCtxReset_v2): the old pool's events must never be touched again, even
+# though the new context has the old handle.
+for how in reset_v1 release release_v1; do
+    rm -f "$tmp/rs.cnt" "$tmp/rs.json"
+    run_plain rsb "$E2E_BIN/app_reset" 3 20 $how
+    run_ktime rsk KTIME_OUTPUT="$tmp/rs.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/rs.cnt" "$E2E_BIN/app_reset" 3 20 $how
+    check "$how between rounds: same exit status and stdout" same_run rsb rsk
+    check "$how between rounds: all 60 launches timed exactly" exact "$tmp/rs.json" k 60 125
+    check "$how between rounds: nothing dropped" jc "$tmp/rs.json" totals.dropped == 0
+    check "$how between rounds: counts match the fake" counts_match "$tmp/rs.json" "$tmp/rs.cnt"
+done
 
 # More contexts over the process's life than ktime keeps pools for (256): the rest are
 # counted as dropped (no_context) with one warning, and never retried launch after launch.

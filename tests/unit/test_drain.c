@@ -32,7 +32,7 @@ static int f_elapsed(void *start, void *stop, float *ms)
 {
     struct fev *e = stop;
     if (e->error)
-        return -1;
+        return e->error == 2 ? -2 : -1; /* 2: its context was destroyed */
     if (atomic_load(&e->pending))
         return 1;
     *ms = (float)(e->t_ms - ((struct fev *)start)->t_ms);
@@ -112,6 +112,40 @@ static void test_pending_and_stream_order(void **state)
     assert_int_equal(d.calls, 4); /* each completed pair cost exactly one call */
     assert_int_equal(d.calls_pending, 1);
     assert_int_equal(d.passes, 2);
+}
+
+/* A context destroyed behind ktime's back: the first call that says so ends the pool; its
+ * pending pairs are counted incomplete and no event of it is asked about again. */
+static void test_context_gone(void **state)
+{
+    struct drain d;
+    struct pool p;
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 64, 16), 0);
+    drain_add_pool(&d, &p);
+    launch(&p, 1, 0xA, 100, 0);                     /* completed before the end */
+    uint32_t gone = launch(&p, 1, 0xB, 100, 1);
+    launch(&p, 2, 0xC, 100, 1);
+    launch(&p, 2, 0xC, 100, 1);
+    ((struct fev *)p.slots[gone].stop)->error = 2;
+    assert_int_equal(drain_pass(&d), 1);
+    assert_int_equal(find(&d, 1, 0)->st.n, 1);
+    assert_true(atomic_load(&p.dead) && atomic_load(&p.gone) && atomic_load(&p.retiring));
+    assert_int_equal(find(&d, 1, 0)->incomplete, 1);
+    assert_int_equal(find(&d, 2, 0)->incomplete, 2);
+    uint64_t calls = d.calls;
+    assert_int_equal(drain_pass(&d), 0);
+    assert_int_equal(d.calls, calls); /* never touched again */
+    /* drain_pool_gone on a live pool does the same, and twice is harmless */
+    struct pool q;
+    assert_int_equal(pool_init(&q, &fops, (void *)0x2, 0, 64, 16), 0);
+    drain_add_pool(&d, &q);
+    launch(&q, 3, 0xA, 100, 1);
+    drain_pool_gone(&d, &q);
+    drain_pool_gone(&d, &q);
+    assert_int_equal(find(&d, 3, 0)->incomplete, 1);
+    assert_int_equal(drain_pass(&d), 0);
+    assert_int_equal(d.calls, calls);
 }
 
 static void test_growth_to_cap(void **state)
@@ -282,6 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_aggregates),
         cmocka_unit_test(test_pending_and_stream_order),
+        cmocka_unit_test(test_context_gone),
         cmocka_unit_test(test_growth_to_cap),
         cmocka_unit_test(test_create_failure),
         cmocka_unit_test(test_errors_recycled),
