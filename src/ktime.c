@@ -266,6 +266,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
             p->primary = is_primary(ctx, dev);
+            p->seen = calloc(((size_t)kt.ktab.mask + 64) / 64, sizeof *p->seen);
             /* Everything a launching thread reads is set before the pool is published. */
             gate_alloc(&p->gate_host, &p->gate_dev);
             if (p->gate_host && !start_gate_watchdog())

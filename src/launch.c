@@ -110,9 +110,18 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
      * at once and the interval would include the CPU's time to submit the launch. A gate
      * holds the stream before the start event until the launch and its stop event are
      * queued (launch_end opens it), so the events bracket the kernel alone.
-     * A kernel's first launch is never gated: it may load its module, which waits for
-     * the stream. Whatever else blocks behind a gate, the watchdog opens it. */
+     * A kernel's first launch in a context is never gated: it may load its module there,
+     * which waits for the stream. Whatever else blocks behind a gate, the watchdog opens it. */
     p->slots[slot].gen = 0; /* this launch's gate value; 0: not gated */
+    if (p->seen) {
+        uint32_t id = ktab_id(&kt.ktab, k);
+        uint64_t bit = (uint64_t)1 << (id & 63);
+        _Atomic uint64_t *w = &p->seen[id >> 6];
+        if (!(atomic_load_explicit(w, memory_order_relaxed) & bit)) {
+            atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+            first = true; /* first here: another device, or a context made anew */
+        }
+    }
     if (p->gate_host && kt.cfg.gate && !first) {
         struct pool_slot *sl = &p->slots[slot];
         uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;

@@ -18,6 +18,7 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     atomic_init(&p->dead, 0);
     atomic_init(&p->gone, 0);
     p->primary = false;
+    p->seen = NULL;
     p->npending = 0;
     p->slots = calloc(cap, sizeof *p->slots);
     p->pending = calloc(cap, sizeof *p->pending);
@@ -33,6 +34,8 @@ void pool_free_memory(struct pool *p)
 {
     free(p->slots);
     free(p->pending);
+    free((void *)p->seen);
+    p->seen = NULL;
     mpmc_destroy(&p->free_q);
     mpmc_destroy(&p->submit_q);
     p->slots = NULL;

@@ -51,6 +51,10 @@ struct pool {
     _Atomic int gone;           /* its context was destroyed before it could retire: no call
                                  * on its events any more (set with retiring) */
     bool primary;               /* ctx is its device's primary context */
+    /* One bit per ktab id: kernels launched (bracketed) in this context before. A kernel's
+     * first launch in a context may load its module there, which waits for the stream, so
+     * it is never gated. NULL: only a kernel's very first launch is spared. */
+    _Atomic uint64_t *seen;
     /* Owned by the drain thread: */
     uint32_t *pending;          /* ids taken from submit_q, not yet complete */
     uint32_t npending;

@@ -18,6 +18,15 @@ check "gated: every launch after the first waited on a gate" \
 check "gated: all 60 timed exactly, none dropped or incomplete" exact "$tmp/g.json" k 60 125
 check "gated: nothing left incomplete" jc "$tmp/g.json" totals.incomplete_at_exit == 0
 
+# A kernel's first launch in each new context is not gated either (after a reset the module
+# loads again there, and that waits for the stream): 3 rounds of 20, 3 ungated.
+run_plain rb "$E2E_BIN/app_reset" 3 20 release
+run_ktime rk KTIME_OUTPUT="$tmp/r.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/r.cnt" "$E2E_BIN/app_reset" 3 20 release
+check "new contexts: same exit status and stdout" same_run rb rk
+check "new contexts: every launch but the first in each context waited on a gate" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/r.cnt')\" = 57 ]"
+check "new contexts: all 60 timed exactly" exact "$tmp/r.json" k 60 125
+
 # KTIME_GATE=0: no stream waits at all, same numbers.
 run_ktime k0 KTIME_OUTPUT="$tmp/g0.json" KTIME_WARMUP=0 KTIME_GATE=0 FAKECUDA_COUNT_FILE="$tmp/g0.cnt" \
     "$A" k=125000:60
