@@ -13,8 +13,12 @@ int ktab_init(struct ktab *t, uint32_t max)
         size <<= 1;
     /* calloc of a large block maps zero pages: memory is touched only as kernels appear. */
     t->slots = calloc(size, sizeof *t->slots);
-    if (!t->slots)
+    t->order = calloc(size, sizeof *t->order);
+    if (!t->slots || !t->order) {
+        free(t->slots);
+        free((void *)t->order);
         return -1;
+    }
     t->mask = size - 1;
     t->max = max;
     atomic_init(&t->count, 0);
@@ -53,7 +57,9 @@ struct ktab_entry *ktab_get(struct ktab *t, uintptr_t key, bool *inserted)
         }
         if (atomic_compare_exchange_strong_explicit(&e->key, &cur, key, memory_order_acq_rel,
                                                     memory_order_acquire)) {
-            atomic_fetch_add_explicit(&t->count, 1, memory_order_release);
+            uint32_t n = atomic_fetch_add_explicit(&t->count, 1, memory_order_acq_rel);
+            if (n <= t->mask) /* always: count never passes the slots */
+                atomic_store_explicit(&t->order[n], i + 1, memory_order_release);
             *inserted = true;
             return e;
         }
@@ -86,6 +92,13 @@ bool ktab_retire(struct ktab *t, uintptr_t key)
     return e && atomic_compare_exchange_strong_explicit(&e->key, &expected, KTAB_RETIRED,
                                                         memory_order_acq_rel,
                                                         memory_order_relaxed);
+}
+
+struct ktab_entry *ktab_nth(struct ktab *t, uint32_t n)
+{
+    uint32_t v = n <= t->mask ? atomic_load_explicit(&t->order[n], memory_order_acquire) : 0;
+
+    return v ? &t->slots[v - 1] : NULL;
 }
 
 void ktab_set_name(struct ktab_entry *e, const char *name)

@@ -25,6 +25,9 @@ struct ktab {
     uint32_t mask;              /* slots - 1; slots is a power of two >= 2 * max */
     uint32_t max;               /* entries allowed, at most */
     _Atomic uint32_t count;     /* entries used */
+    /* order[n] = 1 + id of the n-th entry inserted (0 until written): the report walks
+     * the entries, not the whole table. */
+    _Atomic uint32_t *order;
 };
 
 /* Allocates a table for max entries. Returns 0, or -1 when out of memory.
@@ -49,6 +52,9 @@ bool ktab_retire(struct ktab *t, uintptr_t key);
 
 /* Gives e a name (copied). Called once, by the thread that inserted e. */
 void ktab_set_name(struct ktab_entry *e, const char *name);
+
+/* The n-th entry inserted (n < count), or NULL while its inserter has not yet recorded it. */
+struct ktab_entry *ktab_nth(struct ktab *t, uint32_t n);
 
 /* The entry's position: a stable small id. */
 static inline uint32_t ktab_id(const struct ktab *t, const struct ktab_entry *e)

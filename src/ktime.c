@@ -478,14 +478,16 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count, bool
         free(row_of);
         return NULL;
     }
-    for (uint32_t i = 0; i <= t->mask; i++) {
-        struct ktab_entry *e = &t->slots[i];
+    for (uint32_t j = 0; j < used; j++) {
+        struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
+        uint32_t i;
 
-        /* Empty slots, and graphs instantiated but never launched, make no row. */
-        if (!atomic_load(&e->key) || !atomic_load(&e->calls))
+        /* Graphs instantiated but never launched make no row. */
+        if (!e || !atomic_load(&e->calls))
             continue;
+        i = ktab_id(t, e);
         name = atomic_load(&e->name);
         if (!name)
             name = "<unnamed>";
@@ -557,11 +559,14 @@ static void report_finish(bool from_drain_thread)
         !atomic_compare_exchange_strong(&kt.phase, &expected, PHASE_EXITING))
         return;
     launch_busy = 1;
+    double t0 = drain_now_ms();
     bool stopped = from_drain_thread || drain_stop(&kt.drain, kt.cfg.exit_wait_ms + 1000);
+    double t_stop = drain_now_ms();
     if (!stopped)
         note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     else
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
+    double t_finish = drain_now_ms();
     if (stopped)
         log_debug("drain: %llu passes, %llu elapsed-time calls (%llu found the pair pending)",
                   (unsigned long long)kt.drain.passes, (unsigned long long)kt.drain.calls,
@@ -584,6 +589,7 @@ static void report_finish(bool from_drain_thread)
         log_warn("out of memory while writing the report");
         return;
     }
+    double t_built = drain_now_ms();
 
     /* Placeholders are expanded here, in the process that writes, so that each process of
      * a multi-process run (an exec'd child included) names its own file. */
@@ -606,6 +612,9 @@ static void report_finish(bool from_drain_thread)
         }
         if (rc == 0) {
             log_info("report written to %s", path);
+            log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain, %.2f ms to "
+                      "build %zu rows, %.2f ms to write", t_stop - t0, t_finish - t_stop,
+                      t_built - t_finish, r.nkernels, drain_now_ms() - t_built);
             return;
         }
         log_warn("writing KTIME_OUTPUT '%s' failed (%s); the report follows on stderr", path,

@@ -66,7 +66,7 @@ static void expect_missing(const char *name, int version, CUdriverProcAddressQue
 
 int main(int argc, char **argv)
 {
-    struct plan plan;
+    static struct plan plan;
     int ptds = 0, use_stream = 0, ex = 0, coop = 0, mixed = 0, library = 0, kfunc = 0, device = 0;
     long sleep_ms = 0;
     int nosync = 0, sync_each = 0, nounload = 0, reset = 0, release = 0, h_legacy = 0, h_pt = 0;

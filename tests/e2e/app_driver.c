@@ -31,7 +31,7 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void 
 
 int main(int argc, char **argv)
 {
-    struct plan plan;
+    static struct plan plan;
     int use_stream = 0, ptsz = 0, ex = 0, coop = 0, library = 0, create = 0, nosync = 0, ndevs = 1, foreign = 0;
     int h_legacy = 0, h_pt = 0, i, d, drv = 0, count = 0, n = 0;
     CUcontext ctx[MAX_DEV];

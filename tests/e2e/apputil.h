@@ -4,7 +4,7 @@
 
 #include <cuda.h>
 
-#define PLAN_MAX_KERNELS 32
+#define PLAN_MAX_KERNELS 1024
 #define PLAN_NAME_MAX 256
 
 /* One kernel of a launch plan, from an argument "name=ns[,ns...]:count". */

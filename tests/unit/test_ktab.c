@@ -82,6 +82,16 @@ static void test_concurrent_inserts(void **state)
         assert_false(ins);
         assert_int_equal(atomic_load(&e->calls), THREADS * 3);
     }
+    /* The insertion order lists every entry exactly once. */
+    static unsigned char seen[KEYS + 1];
+    for (uint32_t n = 0; n < KEYS; n++) {
+        struct ktab_entry *e = ktab_nth(&shared, n);
+        assert_non_null(e);
+        uintptr_t k = atomic_load(&e->key) / 4096;
+        assert_true(k >= 1 && k <= KEYS && !seen[k]);
+        seen[k] = 1;
+    }
+    assert_null(ktab_nth(&shared, KEYS));
 }
 
 int main(void)
