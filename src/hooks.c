@@ -442,6 +442,38 @@ KTIME_NO_TSAN static void *own_export(const char *name)
     return NULL;
 }
 
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+/* libc's own dlopen and dlclose, for dlsym's internals. Tools interpose those (compute-
+ * sanitizer does) and their wrappers find the real ones with dlsym, which would come back
+ * here: the target process hung. They are asked of the object that defines the real dlsym,
+ * opened with dlmopen, which those tools leave alone (libc stays loaded; it is not closed). */
+KTIME_NO_TSAN static bool libc_dl(dlsym_fn real, dlopen_fn *op, dlclose_fn *cl)
+{
+    static _Atomic(dlopen_fn) o;
+    static _Atomic(dlclose_fn) c;
+    dlopen_fn of = atomic_load_explicit(&o, memory_order_acquire);
+    dlclose_fn cf = atomic_load_explicit(&c, memory_order_acquire);
+
+    if (!of || !cf) {
+        Dl_info info;
+        void *h;
+        if (!dladdr((void *)real, &info) || !info.dli_fname ||
+            !(h = dlmopen(LM_ID_BASE, info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+            return false;
+        of = (dlopen_fn)real(h, "dlopen");
+        cf = (dlclose_fn)real(h, "dlclose");
+        if (!of || !cf)
+            return false;
+        atomic_store_explicit(&o, of, memory_order_release);
+        atomic_store_explicit(&c, cf, memory_order_release);
+    }
+    *op = of;
+    *cl = cf;
+    return true;
+}
+
 KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
 {
     struct link_map *self = NULL, *owner, *own = own_map();
@@ -456,16 +488,20 @@ KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const vo
         void *p = own_export(name);
         return p ? p : real(RTLD_NEXT, name);
     }
+    dlopen_fn op;
+    dlclose_fn cl;
+    if (!libc_dl(real, &op, &cl))
+        return NULL;
     for (struct link_map *l = self->l_next; l; l = l->l_next) {
         void *h, *p;
 
         if (!l->l_name || !*l->l_name)
             continue;
-        h = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+        h = op(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
         p = real(h, name);
-        dlclose(h);
+        cl(h);
         /* dlsym(h) also searches h's dependencies: keep only a definition in l itself. */
         if (p && dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner == l)
             return p;
@@ -481,14 +517,16 @@ KTIME_NO_TSAN static void *default_symbol(dlsym_fn real, const char *name, const
     struct link_map *self = NULL;
     Dl_info info;
     void *p = real(RTLD_DEFAULT, name), *h;
+    dlopen_fn op;
+    dlclose_fn cl;
 
     if (p || !dladdr1(caller, &info, (void **)&self, RTLD_DL_LINKMAP) || !self ||
-        !self->l_name || !*self->l_name)
+        !self->l_name || !*self->l_name || !libc_dl(real, &op, &cl))
         return p;
-    h = dlopen(self->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    h = op(self->l_name, RTLD_LAZY | RTLD_NOLOAD);
     if (h) {
         p = real(h, name);
-        dlclose(h);
+        cl(h);
     }
     return p;
 }

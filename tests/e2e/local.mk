@@ -31,7 +31,7 @@ tests/fake/libcuda.so: tests/fake/libcuda.so.1
 	$(AM_V_GEN)rm -f $@ && ln -s libcuda.so.1 $@
 
 # ---------------------------------------------------------------- RTLD_NEXT libraries
-E2E_RTLD_LIBS = tests/e2e/librtldnext.so tests/e2e/librtldlater.so
+E2E_RTLD_LIBS = tests/e2e/librtldnext.so tests/e2e/librtldlater.so tests/e2e/libdlwrap.so
 check_DATA += $(E2E_RTLD_LIBS)
 CLEANFILES += $(E2E_RTLD_LIBS)
 
@@ -39,6 +39,10 @@ tests/e2e/librtldnext.so: $(srcdir)/tests/e2e/rtldnext.c
 	@$(MKDIR_P) tests/e2e
 	$(AM_V_CC)$(CC) -shared -fPIC $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,librtldnext.so -o $@ \
 		$(srcdir)/tests/e2e/rtldnext.c -ldl
+tests/e2e/libdlwrap.so: $(srcdir)/tests/e2e/dlwrap.c
+	@$(MKDIR_P) tests/e2e
+	$(AM_V_CC)$(CC) -shared -fPIC $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,libdlwrap.so -o $@ \
+		$(srcdir)/tests/e2e/dlwrap.c -ldl
 tests/e2e/librtldlater.so: $(srcdir)/tests/e2e/rtldlater.c
 	@$(MKDIR_P) tests/e2e
 	$(AM_V_CC)$(CC) -shared -fPIC $(AM_CFLAGS) $(CFLAGS) -Wl,-soname,librtldlater.so -o $@ \
@@ -151,4 +155,4 @@ E2E_TESTS = \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c
+EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c

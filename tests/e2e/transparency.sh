@@ -19,6 +19,22 @@ run_ktime sk KTIME_OUTPUT="$tmp/s.json" sh -c 'echo hello; exit 7'
 check "a shell under ktime: exit status 7 and stdout kept" same_run sb sk
 check "a shell under ktime: nothing on stderr, no report" sh -c "[ ! -s '$tmp/sk.err' ] && [ ! -e '$tmp/s.json' ]"
 
+# A tool preloaded before libktime that wraps dlopen/dlclose and finds the real ones with
+# dlsym(RTLD_NEXT), as compute-sanitizer does: ktime's dlsym must not call back into it (on a
+# GPU the program hung; the test library exits 86 instead).
+_first=${E2E_PRELOAD_FIRST:-}
+# (librtldlater between them, as the tool's other libraries are: dlsym's short cut for a
+# caller just before libktime does not apply.)
+E2E_PRELOAD_FIRST="${_first:+$_first:}$E2E_BIN/libdlwrap.so:$E2E_BIN/librtldlater.so"
+run_ktime dw KTIME_OUTPUT="$tmp/dw.json" "$E2E_BIN/app_rtld_next"
+run_ktime dw2 KTIME_OUTPUT="$tmp/dw2.json" "$E2E_BIN/app_cudart" k=125000:8
+E2E_PRELOAD_FIRST=$_first
+run_plain dwb env LD_PRELOAD="$E2E_BIN/libdlwrap.so:$E2E_BIN/librtldlater.so" "$E2E_BIN/app_rtld_next"
+run_plain dwb2 env LD_PRELOAD="$E2E_BIN/libdlwrap.so:$E2E_BIN/librtldlater.so" "$E2E_BIN/app_cudart" k=125000:8
+check "a dlopen-wrapping tool before ktime: RTLD_NEXT program unchanged" same_run dwb dw
+check "a dlopen-wrapping tool before ktime: CUDA program unchanged" same_run dwb2 dw2
+check "a dlopen-wrapping tool before ktime: the CUDA program is still timed" exact "$tmp/dw2.json" k 3 125
+
 run_plain rb "$E2E_BIN/app_rtld_next"
 run_ktime rk KTIME_OUTPUT="$tmp/rt.json" "$E2E_BIN/app_rtld_next"
 check "RTLD_NEXT keeps its meaning relative to the caller" same_run rb rk

@@ -6,10 +6,13 @@
  * Prints one line per measurement, "name value unit", then the NOT_READY checks:
  *   record_pair_ns      cuEventRecord x2 + cuLaunchKernel of an empty kernel, per launch
  *   query_ns            cuEventQuery on a completed event, per call
- *   elapsed_ns          cuEventElapsedTime on a completed pair, per call
+ *   elapsed_fresh_ns    cuEventElapsedTime on a completed pair never asked about before
+ *   query_fresh_ns      cuEventQuery on such an event
+ *   elapsed_ns          cuEventElapsedTime on a completed pair, per call (asked before)
  *   query_busy_ns / elapsed_busy_ns   the same while another thread launches back to back
  *                       into its own stream in the same context (driver lock contention)
  *   *_cpu_ns            thread CPU time per call, next to each wall time
+ *   query_pending_ns    cuEventQuery on an event that has not completed, per call
  * Then, with each stream held by cuStreamWaitValue32 on a pinned word (legacy NULL stream and a
  * created stream): what cuEventQuery and cuEventElapsedTime return for a pair behind the wait,
  * and for a pair whose start completed but whose stop did not. Each measurement is the median
@@ -120,6 +123,12 @@ static void not_ready_check(const char *label, CUstream s, volatile unsigned *wo
     CK(cuEventRecord(ev[3], s));                   /* a whole pair held behind the wait */
     struct timespec ts = { 0, 20 * 1000 * 1000 };
     nanosleep(&ts, NULL);
+    /* What a query of a pending event costs: the drain asks about those on every pass. */
+    double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < 10000; i++)
+        (void)cuEventQuery(ev[3]);
+    printf("query_pending_ns[%s] %.1f ns (cpu %.1f ns)\n", label,
+           (now_ns(CLOCK_MONOTONIC) - w0) / 10000, (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 10000);
     CUresult q = cuEventQuery(ev[3]);
     CUresult e1 = cuEventElapsedTime(&ms, ev[0], ev[1]);
     CUresult e2 = cuEventElapsedTime(&ms, ev[2], ev[3]);
@@ -169,8 +178,31 @@ int main(int argc, char **argv)
     printf("record_pair_ns %.1f ns\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs);
     CK(cuStreamSynchronize(s));
 
+    /* First sight of each completed pair, as the drain has it: one rep over fresh pairs. */
+    {
+        float ms;
+        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < pairs; i++)
+            CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        printf("elapsed_fresh_ns %.1f ns (cpu %.1f ns)\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
+               (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
+    }
     measure("query", pairs, ev, 0);
     measure("elapsed", pairs, ev, 1);
+    /* The same pairs recorded again, then queried first. */
+    for (int i = 0; i < pairs; i++) {
+        CK(cuEventRecord(ev[2 * i], s));
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuEventRecord(ev[2 * i + 1], s));
+    }
+    CK(cuStreamSynchronize(s));
+    {
+        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < pairs; i++)
+            CK(cuEventQuery(ev[2 * i + 1]));
+        printf("query_fresh_ns %.1f ns (cpu %.1f ns)\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
+               (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
+    }
 
     pthread_t t;
     long launched = 0;
