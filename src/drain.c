@@ -9,7 +9,7 @@
 
 #include "log.h"
 
-#define DRAIN_BLOCKED_STREAMS 16 /* streams remembered as "not done yet" within one pass */
+#define DRAIN_STREAMS 16 /* streams searched as a whole in one pass; the rest pair by pair */
 
 void drain_init(struct drain *d, const struct event_ops *ops)
 {
@@ -20,7 +20,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->started = false;
     atomic_init(&d->stop, 0);
     pthread_mutex_init(&d->pass_lock, NULL);
-    d->passes = d->calls = d->calls_pending = 0;
+    d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
 }
 
 int drain_add_pool(struct drain *d, struct pool *p)
@@ -52,13 +52,6 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device)
     return a;
 }
 
-static bool stream_blocked(const uintptr_t *blocked, int n, uintptr_t s)
-{
-    for (int i = 0; i < n; i++)
-        if (blocked[i] == s)
-            return true;
-    return false;
-}
 
 
 /* Counts every pair still pending in p as incomplete and forgets them. */
@@ -89,11 +82,58 @@ void drain_pool_gone(struct drain *d, struct pool *p)
     atomic_store_explicit(&p->dead, 1, memory_order_release);
 }
 
+/* Folds the pair at pending position j, which a query found complete: one elapsed-time
+ * call. Returns 0 when folded (the position is then marked free), 1 when it must wait,
+ * -2 when its context is gone. */
+static int fold(struct drain *d, struct pool *p, uint32_t j)
+{
+    struct pool_slot *s = &p->slots[p->pending[j]];
+    struct agg *a;
+    float ms;
+    int r = d->ops->elapsed(s->start, s->stop, &ms);
+
+    d->elapsed_calls++;
+    if (r == 1 || r == -2)
+        return r;
+    a = agg_get(d, s->kernel, p->device);
+    if (s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) {
+        /* Its start event fired when the watchdog opened the gate, not at the launch. */
+        if (a)
+            a->forced++;
+    } else if (r == 0) {
+        if (a)
+            stats_add(&a->st, (double)ms * 1000.0);
+    } else if (a) {
+        a->errors++;
+    }
+    pool_release(p, p->pending[j]);
+    p->pending[j] = UINT32_MAX;
+    return 0;
+}
+
+/* Whether the pair at pending position j has completed (an error counts as completed: its
+ * elapsed-time call then says what happened). -2: its context is gone. */
+static int done_at(struct drain *d, struct pool *p, uint32_t j)
+{
+    int r = d->ops->query(p->slots[p->pending[j]].stop);
+
+    d->queries++;
+    if (r == 1)
+        d->queries_pending++;
+    return r == -2 ? -2 : r != 1; /* 1: completed, 0: pending */
+}
+
+/* Events on one stream complete in the order they were recorded, which is the order their
+ * pairs were submitted (one thread per stream, or the per-thread default stream). So for each
+ * stream the completed pairs are a prefix of its pending ones, found with a query of the
+ * newest and a binary search: a pass costs O(log n) queries per stream plus one elapsed-time
+ * call per completed pair. Streams past DRAIN_STREAMS are queried pair by pair. */
 static uint32_t pass_pool(struct drain *d, struct pool *p)
 {
-    uintptr_t blocked[DRAIN_BLOCKED_STREAMS];
-    int nblocked = 0;
-    uint32_t done = 0, keep = 0, id;
+    uintptr_t streams[DRAIN_STREAMS];
+    uint32_t count[DRAIN_STREAMS + 1] = { 0 }, first[DRAIN_STREAMS + 2];
+    int nstreams = 0;
+    uint32_t done = 0, keep = 0, id, n;
 
     if (atomic_load_explicit(&p->dead, memory_order_acquire))
         return 0;
@@ -103,50 +143,83 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     }
     while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
         p->pending[p->npending++] = id;
+    n = p->npending;
 
-    for (uint32_t j = 0; j < p->npending; j++) {
-        struct pool_slot *s = &p->slots[p->pending[j]];
-        struct agg *a;
-        float ms;
+    /* Group the pending positions by stream, in order (a counting sort into scratch). */
+    for (uint32_t j = 0; j < n; j++) {
+        uintptr_t st = p->slots[p->pending[j]].stream;
+        int g = 0;
+        while (g < nstreams && streams[g] != st)
+            g++;
+        if (g == nstreams && nstreams < DRAIN_STREAMS)
+            streams[nstreams++] = st;
+        count[g]++; /* g == nstreams (full): the "others" group */
+    }
+    first[0] = 0;
+    for (int g = 0; g <= DRAIN_STREAMS; g++)
+        first[g + 1] = first[g] + count[g];
+    {
+        uint32_t at[DRAIN_STREAMS + 1];
+        for (int g = 0; g <= DRAIN_STREAMS; g++)
+            at[g] = first[g];
+        for (uint32_t j = 0; j < n; j++) {
+            uintptr_t st = p->slots[p->pending[j]].stream;
+            int g = 0;
+            while (g < nstreams && streams[g] != st)
+                g++;
+            if (g == nstreams)
+                g = DRAIN_STREAMS;
+            p->scratch[at[g]++] = j;
+        }
+    }
+
+    for (int g = 0; g <= DRAIN_STREAMS; g++) {
+        uint32_t *pos = p->scratch + first[g], k = count[g], lo = 0, hi;
         int r;
 
-        /* Events on one stream complete in order: once one is pending, later ones are too. */
-        if (stream_blocked(blocked, nblocked, s->stream)) {
-            p->pending[keep++] = p->pending[j];
+        if (k == 0)
+            continue;
+        if (g == DRAIN_STREAMS) { /* too many streams: each pair on its own */
+            for (uint32_t m = 0; m < k; m++) {
+                r = done_at(d, p, pos[m]);
+                if (r == -2)
+                    goto gone;
+                if (r == 1 && (r = fold(d, p, pos[m])) == -2)
+                    goto gone;
+                done += r == 0 && p->pending[pos[m]] == UINT32_MAX;
+            }
             continue;
         }
-        /* One call both asks whether the pair completed and reads it. */
-        r = d->ops->elapsed(s->start, s->stop, &ms);
-        d->calls++;
+        r = done_at(d, p, pos[k - 1]);
+        if (r == -2)
+            goto gone;
         if (r == 1) {
-            d->calls_pending++;
-            if (nblocked < DRAIN_BLOCKED_STREAMS)
-                blocked[nblocked++] = s->stream;
-            p->pending[keep++] = p->pending[j];
-            continue;
+            lo = k;
+        } else {
+            hi = k - 1;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                r = done_at(d, p, pos[mid]);
+                if (r == -2)
+                    goto gone;
+                if (r == 1)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
         }
-        if (r == -2) {
-            /* The context went without ktime seeing it go: touch none of its events again. */
-            for (uint32_t m = j; m < p->npending; m++)
-                p->pending[keep++] = p->pending[m];
-            p->npending = keep;
-            drain_pool_gone(d, p);
-            return done;
+        for (uint32_t m = 0; m < lo; m++) {
+            r = fold(d, p, pos[m]);
+            if (r == -2)
+                goto gone;
+            if (r == 1)
+                break; /* not in recording order after all: the rest wait too */
+            done++;
         }
-        a = agg_get(d, s->kernel, p->device);
-        if (s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) {
-            /* Its start event fired when the watchdog opened the gate, not at the launch. */
-            if (a)
-                a->forced++;
-        } else if (r == 0) {
-            if (a)
-                stats_add(&a->st, (double)ms * 1000.0);
-        } else if (a) {
-            a->errors++;
-        }
-        pool_release(p, p->pending[j]);
-        done++;
     }
+    for (uint32_t j = 0; j < n; j++)
+        if (p->pending[j] != UINT32_MAX)
+            p->pending[keep++] = p->pending[j];
     p->npending = keep;
 
     /* A retiring pool dies once drained, or at its deadline with the rest incomplete;
@@ -176,6 +249,14 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
         log_debug("event pool of device %d grown by %u to %u pairs", p->device, made,
                   created + made);
     }
+    return done;
+gone:
+    /* The context went without ktime seeing it go: touch none of its events again. */
+    for (uint32_t j = 0; j < n; j++)
+        if (p->pending[j] != UINT32_MAX)
+            p->pending[keep++] = p->pending[j];
+    p->npending = keep;
+    drain_pool_gone(d, p);
     return done;
 }
 

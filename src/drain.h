@@ -39,7 +39,7 @@ struct drain {
     bool started;
     _Atomic int stop;
     /* What the drain cost, for KTIME_LOG=debug: written by whoever drains, read at exit. */
-    uint64_t passes, calls, calls_pending; /* cuEventElapsedTime calls; those not ready */
+    uint64_t passes, queries, queries_pending, elapsed_calls;
 };
 
 /* Prepares d. No thread yet. */

@@ -72,6 +72,20 @@ static int ev_create(void *ctx, void **start, void **stop)
     return rc;
 }
 
+static int ev_query(void *stop)
+{
+    CUresult r = drv.EventQuery((CUevent)stop);
+
+    if (r == CUDA_SUCCESS)
+        return 0;
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    if (r == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        return -2;
+    log_debug("cuEventQuery failed with %d", (int)r);
+    return -1;
+}
+
 static int ev_elapsed(void *start, void *stop, float *ms)
 {
     CUresult r = drv.EventElapsedTime(ms, (CUevent)start, (CUevent)stop);
@@ -88,6 +102,7 @@ static int ev_elapsed(void *start, void *stop, float *ms)
 
 const struct event_ops driver_event_ops = {
     .create = ev_create,
+    .query = ev_query,
     .elapsed = ev_elapsed,
 };
 

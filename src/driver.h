@@ -16,6 +16,7 @@
 #define DRIVER_FUNCTIONS(X)                                   \
     X(EventCreate, cuEventCreate, 2000, 1)                    \
     X(EventRecord, cuEventRecord, 2000, 1)                    \
+    X(EventQuery, cuEventQuery, 2000, 1)                      \
     X(EventElapsedTime, cuEventElapsedTime, 2000, 1)          \
     X(StreamGetCtx, cuStreamGetCtx, 9020, 1)                  \
     X(StreamIsCapturing, cuStreamIsCapturing, 10000, 1)       \

@@ -568,9 +568,11 @@ static void report_finish(bool from_drain_thread)
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
     double t_finish = drain_now_ms();
     if (stopped)
-        log_debug("drain: %llu passes, %llu elapsed-time calls (%llu found the pair pending)",
-                  (unsigned long long)kt.drain.passes, (unsigned long long)kt.drain.calls,
-                  (unsigned long long)kt.drain.calls_pending);
+        log_debug("drain: %llu passes, %llu event queries (%llu found it pending), %llu "
+                  "elapsed-time calls", (unsigned long long)kt.drain.passes,
+                  (unsigned long long)kt.drain.queries,
+                  (unsigned long long)kt.drain.queries_pending,
+                  (unsigned long long)kt.drain.elapsed_calls);
 
     memset(&r, 0, sizeof r);
     r.version = PACKAGE_VERSION;

@@ -22,7 +22,8 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     p->npending = 0;
     p->slots = calloc(cap, sizeof *p->slots);
     p->pending = calloc(cap, sizeof *p->pending);
-    if (!p->slots || !p->pending || mpmc_init(&p->free_q, cap) != 0 ||
+    p->scratch = calloc(cap, sizeof *p->scratch);
+    if (!p->slots || !p->pending || !p->scratch || mpmc_init(&p->free_q, cap) != 0 ||
         mpmc_init(&p->submit_q, cap) != 0)
         return -1;
     if (pool_grow(p, ops, initial < cap ? initial : cap) == 0)
@@ -34,12 +35,14 @@ void pool_free_memory(struct pool *p)
 {
     free(p->slots);
     free(p->pending);
+    free(p->scratch);
     free((void *)p->seen);
     p->seen = NULL;
     mpmc_destroy(&p->free_q);
     mpmc_destroy(&p->submit_q);
     p->slots = NULL;
     p->pending = NULL;
+    p->scratch = NULL;
 }
 
 uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)

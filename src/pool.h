@@ -13,11 +13,13 @@
 struct event_ops {
     /* Creates a start/stop pair in ctx. Returns 0 on success. Called off the launch path. */
     int (*create)(void *ctx, void **start, void **stop);
-    /* Stores the stop - start interval in milliseconds and returns 0 once both events have
-     * completed; returns 1 while either is pending, -2 when their context was destroyed, -1
-     * on any other error. It is the drain's
-     * only per-sample call: on an H200 it costs 66 ns where cuEventQuery on a completed event
-     * costs 1.3 us (docs/performance.md, "The drain"). */
+    /* Returns 0 when stop has completed, 1 while it is pending, -2 when its context was
+     * destroyed, -1 on any other error. */
+    int (*query)(void *stop);
+    /* Stores the stop - start interval in milliseconds. Returns 0 on success, 1 if either
+     * event is still pending, -2 when their context was destroyed, -1 on any other error.
+     * The drain calls it only on pairs a query found complete: compute-sanitizer reports a
+     * NOT_READY from cuEventElapsedTime as an API error, not from cuEventQuery. */
     int (*elapsed)(void *start, void *stop, float *ms);
 };
 
@@ -58,6 +60,7 @@ struct pool {
     /* Owned by the drain thread: */
     uint32_t *pending;          /* ids taken from submit_q, not yet complete */
     uint32_t npending;
+    uint32_t *scratch;          /* cap entries: pending positions grouped by stream */
 };
 
 /* Sets up p for ctx with room for cap slots, and creates the first `initial` pairs.

@@ -28,17 +28,27 @@ static int f_create(void *ctx, void **a, void **b)
     atomic_fetch_add(&created_events, 2);
     return 0;
 }
-static int f_elapsed(void *start, void *stop, float *ms)
+static _Atomic int elapsed_on_pending; /* elapsed-time calls made before completion */
+static int f_query(void *stop)
 {
     struct fev *e = stop;
     if (e->error)
         return e->error == 2 ? -2 : -1; /* 2: its context was destroyed */
-    if (atomic_load(&e->pending))
+    return atomic_load(&e->pending) ? 1 : 0;
+}
+static int f_elapsed(void *start, void *stop, float *ms)
+{
+    struct fev *e = stop;
+    if (e->error)
+        return e->error == 2 ? -2 : -1;
+    if (atomic_load(&e->pending)) {
+        atomic_fetch_add(&elapsed_on_pending, 1);
         return 1;
+    }
     *ms = (float)(e->t_ms - ((struct fev *)start)->t_ms);
     return 0;
 }
-static const struct event_ops fops = { f_create, f_elapsed };
+static const struct event_ops fops = { f_create, f_query, f_elapsed };
 
 static struct agg *find(struct drain *d, uint32_t kernel, int device)
 {
@@ -95,23 +105,54 @@ static void test_pending_and_stream_order(void **state)
     assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 64, 16), 0);
     drain_add_pool(&d, &p);
     uint32_t first = launch(&p, 1, 0xA, 100, 1); /* pending on stream A */
-    launch(&p, 1, 0xA, 100, 0);                  /* behind it on A: not looked at yet */
+    uint32_t second = launch(&p, 1, 0xA, 100, 1); /* behind it on A */
     launch(&p, 2, 0xB, 50, 0);                   /* another stream: done */
     assert_int_equal(drain_pass(&d), 1);
     assert_null(find(&d, 1, 0));
     assert_int_equal(find(&d, 2, 0)->st.n, 1);
     assert_int_equal(p.npending, 2);
-    /* One driver call per pair looked at: the pending head of A and B's pair; A's second pair
-     * is skipped behind its head. */
-    assert_int_equal(d.calls, 2);
-    assert_int_equal(d.calls_pending, 1);
+    /* A: its newest pending, then a search of the one before; B: its newest, done. */
+    assert_int_equal(d.queries, 3);
+    assert_int_equal(d.queries_pending, 2);
+    assert_int_equal(d.elapsed_calls, 1);
     atomic_store(&((struct fev *)p.slots[first].stop)->pending, 0);
-    assert_int_equal(drain_pass(&d), 2);
+    assert_int_equal(drain_pass(&d), 1); /* the first done, the second still pending */
+    assert_int_equal(find(&d, 1, 0)->st.n, 1);
+    atomic_store(&((struct fev *)p.slots[second].stop)->pending, 0);
+    assert_int_equal(drain_pass(&d), 1);
     assert_int_equal(find(&d, 1, 0)->st.n, 2);
     assert_int_equal(p.npending, 0);
-    assert_int_equal(d.calls, 4); /* each completed pair cost exactly one call */
-    assert_int_equal(d.calls_pending, 1);
-    assert_int_equal(d.passes, 2);
+    assert_int_equal(d.elapsed_calls, 3); /* one per completed pair */
+    assert_int_equal(d.passes, 3);
+    assert_int_equal(atomic_load(&elapsed_on_pending), 0); /* never asked before completion */
+}
+
+/* Many pairs on one stream, completed up to some point: a pass finds the boundary with a
+ * handful of queries, not one per pair, and folds exactly the completed ones. */
+static void test_search_per_stream(void **state)
+{
+    struct drain d;
+    struct pool p;
+    uint32_t ids[1000];
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 4096, 2048), 0);
+    drain_add_pool(&d, &p);
+    for (int i = 0; i < 1000; i++)
+        ids[i] = launch(&p, 4, 0xA, 10, i >= 637);
+    for (int i = 0; i < 300; i++)
+        launch(&p, 5, 0xB + (uintptr_t)(i % 3), 20, 0); /* three other streams, all done */
+    assert_int_equal(drain_pass(&d), 637 + 300);
+    assert_int_equal(find(&d, 4, 0)->st.n, 637);
+    assert_int_equal(find(&d, 5, 0)->st.n, 300);
+    assert_true(d.queries <= 1 + 11 + 3); /* newest + log2(1000) on A, one per other stream */
+    assert_int_equal(d.elapsed_calls, 937);
+    assert_int_equal(p.npending, 363);
+    assert_int_equal(p.pending[0], ids[637]); /* what waits keeps its order */
+    assert_int_equal(atomic_load(&elapsed_on_pending), 0);
+    for (int i = 637; i < 1000; i++)
+        atomic_store(&((struct fev *)p.slots[ids[i]].stop)->pending, 0);
+    assert_int_equal(drain_pass(&d), 363);
+    assert_int_equal(find(&d, 4, 0)->st.n, 1000);
 }
 
 /* A context destroyed behind ktime's back: the first call that says so ends the pool; its
@@ -133,9 +174,9 @@ static void test_context_gone(void **state)
     assert_true(atomic_load(&p.dead) && atomic_load(&p.gone) && atomic_load(&p.retiring));
     assert_int_equal(find(&d, 1, 0)->incomplete, 1);
     assert_int_equal(find(&d, 2, 0)->incomplete, 2);
-    uint64_t calls = d.calls;
+    uint64_t calls = d.queries + d.elapsed_calls;
     assert_int_equal(drain_pass(&d), 0);
-    assert_int_equal(d.calls, calls); /* never touched again */
+    assert_int_equal(d.queries + d.elapsed_calls, calls); /* never touched again */
     /* drain_pool_gone on a live pool does the same, and twice is harmless */
     struct pool q;
     assert_int_equal(pool_init(&q, &fops, (void *)0x2, 0, 64, 16), 0);
@@ -145,7 +186,25 @@ static void test_context_gone(void **state)
     drain_pool_gone(&d, &q);
     assert_int_equal(find(&d, 3, 0)->incomplete, 1);
     assert_int_equal(drain_pass(&d), 0);
-    assert_int_equal(d.calls, calls);
+    assert_int_equal(d.queries + d.elapsed_calls, calls);
+}
+
+/* More streams than a pass searches as a whole: the rest are queried pair by pair, with the
+ * same result. */
+static void test_many_streams(void **state)
+{
+    struct drain d;
+    struct pool p;
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 256, 128), 0);
+    drain_add_pool(&d, &p);
+    for (int r = 0; r < 3; r++)
+        for (uintptr_t s = 1; s <= 40; s++)
+            launch(&p, 6, s, 10, r == 2);
+    assert_int_equal(drain_pass(&d), 80);
+    assert_int_equal(find(&d, 6, 0)->st.n, 80);
+    assert_int_equal(p.npending, 40);
+    assert_int_equal(atomic_load(&elapsed_on_pending), 0);
 }
 
 static void test_growth_to_cap(void **state)
@@ -317,6 +376,8 @@ int main(void)
         cmocka_unit_test(test_exact_aggregates),
         cmocka_unit_test(test_pending_and_stream_order),
         cmocka_unit_test(test_context_gone),
+        cmocka_unit_test(test_search_per_stream),
+        cmocka_unit_test(test_many_streams),
         cmocka_unit_test(test_growth_to_cap),
         cmocka_unit_test(test_create_failure),
         cmocka_unit_test(test_errors_recycled),
