@@ -20,6 +20,14 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->started = false;
     atomic_init(&d->stop, 0);
     pthread_mutex_init(&d->pass_lock, NULL);
+    pthread_mutex_init(&d->wake_mu, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&d->wake_cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
 }
 
@@ -308,6 +316,22 @@ double drain_now_ms(void)
 #define DRAIN_BUSY_SLEEP_US 200
 #define DRAIN_IDLE_MAX_US 2000
 
+/* Sleeps us microseconds, or less if drain_stop() asks the thread to stop. */
+static void drain_sleep(struct drain *d, long us)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += us * 1000;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&d->wake_mu);
+    while (!atomic_load_explicit(&d->stop, memory_order_acquire) &&
+           pthread_cond_timedwait(&d->wake_cv, &d->wake_mu, &ts) == 0)
+        ;
+    pthread_mutex_unlock(&d->wake_mu);
+}
+
 static void *drain_main(void *arg)
 {
     struct drain *d = arg;
@@ -324,7 +348,7 @@ static void *drain_main(void *arg)
             idle_us = DRAIN_BUSY_SLEEP_US;
         else if (idle_us < DRAIN_IDLE_MAX_US)
             idle_us *= 2;
-        sleep_us(idle_us);
+        drain_sleep(d, idle_us);
     }
     return NULL;
 }
@@ -358,7 +382,10 @@ bool drain_stop(struct drain *d, long wait_ms)
 
     if (!d->started)
         return true;
+    pthread_mutex_lock(&d->wake_mu);
     atomic_store_explicit(&d->stop, 1, memory_order_release);
+    pthread_cond_signal(&d->wake_cv);
+    pthread_mutex_unlock(&d->wake_mu);
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += wait_ms / 1000;
     ts.tv_nsec += (wait_ms % 1000) * 1000000L;

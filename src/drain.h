@@ -35,6 +35,8 @@ struct drain {
     void (*tick)(void);          /* called by the drain thread on every pass, if set */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
                                   * thread releasing a primary context, never on a launch */
+    pthread_mutex_t wake_mu;     /* with wake_cv: drain_stop() ends the thread's sleep */
+    pthread_cond_t wake_cv;
     pthread_t thread;
     bool started;
     _Atomic int stop;
