@@ -1,11 +1,10 @@
 /* app_runtime.c - launches through the runtime's exported entry points (linked with the
  * fake libcudart), which reach the driver through cuGetProcAddress pointers, as cudart's do.
  *
- * usage: app_runtime [--ptds] [--ex|--stub] name=ns:count ...
+ * usage: app_runtime [--ptds] [--ex] name=ns:count ...
  *   Loads the kernels with the driver API, then launches each `count` times with
- *   cudaLaunchKernel (cudaLaunchKernelExC with --ex, CUDA 13's __cudaLaunchKernel with --stub;
- *   the _ptsz forms with --ptds) on the NULL stream. Prints a line per kernel. Exits 1 on any
- *   error. */
+ *   cudaLaunchKernel (cudaLaunchKernelExC with --ex; the _ptsz forms with --ptds) on the
+ *   NULL stream. Prints a line per kernel. Exits 1 on any error. */
 #include "apputil.h"
 
 #include <stdio.h>
@@ -17,12 +16,10 @@
 
 cudaError_t cudaLaunchKernel_ptsz(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *, const void *, void **);
-cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 
 int main(int argc, char **argv)
 {
-    int ptds = 0, ex = 0, stub = 0, first = 1;
+    int ptds = 0, ex = 0, first = 1;
     char image[4096] = "";
     CUcontext ctx;
     CUmodule mod;
@@ -33,8 +30,6 @@ int main(int argc, char **argv)
             ptds = 1;
         else if (!strcmp(argv[first], "--ex"))
             ex = 1;
-        else if (!strcmp(argv[first], "--stub"))
-            stub = 1;
     }
     for (int i = first; i < argc; i++) {
         char *colon = strrchr(argv[i], ':');
@@ -63,9 +58,6 @@ int main(int argc, char **argv)
                 c.gridDim = g;
                 c.blockDim = b;
                 e = (ptds ? cudaLaunchKernelExC_ptsz : cudaLaunchKernelExC)(&c, f, NULL);
-            } else if (stub) {
-                e = (ptds ? __cudaLaunchKernel_ptsz : __cudaLaunchKernel)((cudaKernel_t)f, g, b,
-                                                                         NULL, 0, NULL);
             } else {
                 e = (ptds ? cudaLaunchKernel_ptsz : cudaLaunchKernel)(f, g, b, NULL, 0, NULL);
             }

@@ -69,20 +69,6 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, void 
     return launch(1, func, g, b, args, smem, s);
 }
 
-/* CUDA 13's launch-stub entry point: the kernel handle is the runtime's cudaKernel_t, which
- * the fake, like cudart, hands to the driver as a CUkernel. */
-EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void **args, size_t smem,
-                                      cudaStream_t s)
-{
-    return launch(0, (const void *)k, g, b, args, smem, s);
-}
-
-EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void **args,
-                                           size_t smem, cudaStream_t s)
-{
-    return launch(1, (const void *)k, g, b, args, smem, s);
-}
-
 static cudaError_t launch_ex(int pt, const cudaLaunchConfig_t *c, const void *func, void **args)
 {
     CUlaunchConfig cfg = { 0 };
