@@ -170,7 +170,7 @@ chmod +x "$T/fakebin/nvidia-smi"
 echo 'int ktime_fake_marker;' >"$T/empty.c"
 $CC -shared -fPIC -o "$T/build/.libs/libktime.so" "$T/empty.c"
 $CC -shared -fPIC -o "$T/build/gpu/libkcount.so" "$T/empty.c"
-for app in static shared ptds driver; do
+for app in static shared ptds driver paths; do
     printf '#!/bin/sh\nFAKE_ARGV0="$0" exec %s %s %s "$@"\n' "$PY" "$HERE/fakeapp.py" "$app" >"$T/build/gpu/app_$app"
     chmod +x "$T/build/gpu/app_$app"
 done
@@ -192,6 +192,8 @@ expect "ptds: ktime below CUPTI fails the bias check" \
     bash -c '[[ "$1" == "| ptds | 3 | 315 | 315 | 0 | yes | FAIL 1/3 |"* ]]' _ "$(row ptds)"
 expect "driver: changed stdout is caught" \
     bash -c '[[ "$1" == "| driver | 3 | 315 | 315 | 0 | NO (both: NO) | pass 3/3 |"* ]]' _ "$(row driver)"
+expect "paths: graph nodes and a kernel on 2 GPUs compare clean" \
+    bash -c '[[ "$1" == "| paths | 2 | 480 | 303 | 0 | yes | pass 1/1 | - |" ]]' _ "$(row paths)"
 expect "torch_mlp: without PyTorch the program says 77 and nothing else runs" \
     bash -c 'grep -q "torch_mlp/bare: EXIT 77" "$1/run.log" && ! grep -q "torch_mlp/both" "$1/run.log"' _ "$T"
 expect "static_ktime_first and static_kcount_only rows" \
