@@ -18,6 +18,8 @@ struct ktab_entry {
     _Atomic uint64_t captured;         /* launches into a capturing stream */
     _Atomic uint64_t dropped;          /* passed through untimed: pool empty, event error */
     _Atomic uint64_t failed;           /* the launch call itself returned an error */
+    _Atomic uint64_t rewarm;           /* first launches in a further context, not timed */
+    _Atomic uint32_t contexts;         /* contexts (pools) it was bracketed in */
 };
 
 struct ktab {

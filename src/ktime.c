@@ -512,6 +512,7 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count, bool
         uint64_t calls = atomic_load(&e->calls);
         rk->calls += calls;
         rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
+        rk->warmup_skipped += atomic_load(&e->rewarm);
         rk->captured += atomic_load(&e->captured);
         rk->dropped += atomic_load(&e->dropped);
         rk->failed += atomic_load(&e->failed);

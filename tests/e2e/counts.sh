@@ -80,6 +80,20 @@ check "two devices: k_d per device 11 + 9 (k_e takes one turn on device 1)" \
 check "two devices: k_d exact" exact "$tmp/d.json" k_d 20 125
 check "two devices: every launch in exactly one bucket" accounting "$tmp/d.json"
 
+# One CUkernel handle (a library kernel, valid in every context) on two devices, with a
+# warmup: its first launch on the second device loads the module there, inside the interval,
+# so it is one more warmup launch (devices alternate: warmup d0 d1, then d0 timed, d1 warmup).
+rm -f "$tmp/l.cnt"
+run_plain ldb FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 --library k_d=125000:20
+run_ktime ld KTIME_OUTPUT="$tmp/l.json" KTIME_WARMUP=2 FAKECUDA_DEVICES=2 FAKECUDA_COUNT_FILE="$tmp/l.cnt" \
+    "$E2E_BIN/app_driver" --devices 2 --library k_d=125000:20
+check "one handle on two devices: same exit status and stdout" same_run ldb ld
+check "one handle on two devices: counts" counts_match "$tmp/l.json" "$tmp/l.cnt"
+check "one handle on two devices: 3 warmup launches, 17 timed exactly" \
+    sh -c "'$JCHECK' '$tmp/l.json' 'kernels[mangled=k_d].warmup_skipped' == 3 && '$JCHECK' '$tmp/l.json' 'kernels[mangled=k_d].per_device[device=1].timed' == 8"
+check "one handle on two devices: k_d exact" exact "$tmp/l.json" k_d 17 125
+check "one handle on two devices: every launch in exactly one bucket" accounting "$tmp/l.json"
+
 # Launches on each device's own stream while device 0's context stays current: the events
 # must be taken from the stream's context (the fake refuses an event of another context).
 rm -f "$tmp/f.cnt"

@@ -27,6 +27,12 @@ check "new contexts: every launch but the first in each context waited on a gate
     sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/r.cnt')\" = 57 ]"
 check "new contexts: all 60 timed exactly" exact "$tmp/r.json" k 60 125
 
+# With a warmup, every timed launch is gated, the first one after the warmup included.
+run_ktime kw KTIME_OUTPUT="$tmp/gw.json" KTIME_WARMUP=3 FAKECUDA_COUNT_FILE="$tmp/gw.cnt" "$A" k=125000:60
+check "warmup 3: all 57 timed launches waited on a gate" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/gw.cnt')\" = 57 ]"
+check "warmup 3: 57 timed exactly" exact "$tmp/gw.json" k 57 125
+
 # KTIME_GATE=0: no stream waits at all, same numbers.
 run_ktime k0 KTIME_OUTPUT="$tmp/g0.json" KTIME_WARMUP=0 KTIME_GATE=0 FAKECUDA_COUNT_FILE="$tmp/g0.cnt" \
     "$A" k=125000:60
