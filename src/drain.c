@@ -60,8 +60,6 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device)
     return a;
 }
 
-
-
 /* Counts every pair still pending in p as incomplete and forgets them. */
 static uint64_t abandon_pending(struct drain *d, struct pool *p)
 {
@@ -131,6 +129,26 @@ static int done_at(struct drain *d, struct pool *p, uint32_t j)
     return r == -2 ? -2 : r != 1; /* 1: completed, 0: pending */
 }
 
+/* The group of stream st among streams[0..n): its index, or DRAIN_STREAMS (the others). */
+static int group_of(const uintptr_t *streams, int n, uintptr_t st)
+{
+    for (int g = 0; g < n; g++)
+        if (streams[g] == st)
+            return g;
+    return DRAIN_STREAMS;
+}
+
+/* Keeps the pending positions not folded (marked UINT32_MAX), in order. */
+static void compact_pending(struct pool *p)
+{
+    uint32_t keep = 0;
+
+    for (uint32_t j = 0; j < p->npending; j++)
+        if (p->pending[j] != UINT32_MAX)
+            p->pending[keep++] = p->pending[j];
+    p->npending = keep;
+}
+
 /* Events on one stream complete in the order they were recorded, which is the order their
  * pairs were submitted (one thread per stream, or the per-thread default stream). So for each
  * stream the completed pairs are a prefix of its pending ones, found with a query of the
@@ -141,7 +159,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     uintptr_t streams[DRAIN_STREAMS];
     uint32_t count[DRAIN_STREAMS + 1] = { 0 }, first[DRAIN_STREAMS + 2];
     int nstreams = 0;
-    uint32_t done = 0, keep = 0, id, n;
+    uint32_t done = 0, id, n, at[DRAIN_STREAMS + 1];
 
     if (atomic_load_explicit(&p->dead, memory_order_acquire))
         return 0;
@@ -156,30 +174,18 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     /* Group the pending positions by stream, in order (a counting sort into scratch). */
     for (uint32_t j = 0; j < n; j++) {
         uintptr_t st = p->slots[p->pending[j]].stream;
-        int g = 0;
-        while (g < nstreams && streams[g] != st)
-            g++;
-        if (g == nstreams && nstreams < DRAIN_STREAMS)
-            streams[nstreams++] = st;
-        count[g]++; /* g == nstreams (full): the "others" group */
+        int g = group_of(streams, nstreams, st);
+        if (g == DRAIN_STREAMS && nstreams < DRAIN_STREAMS)
+            streams[g = nstreams++] = st;
+        count[g]++;
     }
     first[0] = 0;
     for (int g = 0; g <= DRAIN_STREAMS; g++)
         first[g + 1] = first[g] + count[g];
-    {
-        uint32_t at[DRAIN_STREAMS + 1];
-        for (int g = 0; g <= DRAIN_STREAMS; g++)
-            at[g] = first[g];
-        for (uint32_t j = 0; j < n; j++) {
-            uintptr_t st = p->slots[p->pending[j]].stream;
-            int g = 0;
-            while (g < nstreams && streams[g] != st)
-                g++;
-            if (g == nstreams)
-                g = DRAIN_STREAMS;
-            p->scratch[at[g]++] = j;
-        }
-    }
+    for (int g = 0; g <= DRAIN_STREAMS; g++)
+        at[g] = first[g];
+    for (uint32_t j = 0; j < n; j++)
+        p->scratch[at[group_of(streams, nstreams, p->slots[p->pending[j]].stream)]++] = j;
 
     for (int g = 0; g <= DRAIN_STREAMS; g++) {
         uint32_t *pos = p->scratch + first[g], k = count[g], lo = 0, hi;
@@ -190,11 +196,11 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
         if (g == DRAIN_STREAMS) { /* too many streams: each pair on its own */
             for (uint32_t m = 0; m < k; m++) {
                 r = done_at(d, p, pos[m]);
-                if (r == -2)
+                if (r == 0)
+                    continue; /* pending */
+                if (r == -2 || (r = fold(d, p, pos[m])) == -2)
                     goto gone;
-                if (r == 1 && (r = fold(d, p, pos[m])) == -2)
-                    goto gone;
-                done += r == 0 && p->pending[pos[m]] == UINT32_MAX;
+                done += r == 0;
             }
             continue;
         }
@@ -225,10 +231,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
             done++;
         }
     }
-    for (uint32_t j = 0; j < n; j++)
-        if (p->pending[j] != UINT32_MAX)
-            p->pending[keep++] = p->pending[j];
-    p->npending = keep;
+    compact_pending(p);
 
     /* A retiring pool dies once drained, or at its deadline with the rest incomplete;
      * the thread destroying its context waits for that. */
@@ -260,10 +263,7 @@ static uint32_t pass_pool(struct drain *d, struct pool *p)
     return done;
 gone:
     /* The context went without ktime seeing it go: touch none of its events again. */
-    for (uint32_t j = 0; j < n; j++)
-        if (p->pending[j] != UINT32_MAX)
-            p->pending[keep++] = p->pending[j];
-    p->npending = keep;
+    compact_pending(p);
     drain_pool_gone(d, p);
     return done;
 }
