@@ -110,8 +110,9 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
      * at once and the interval would include the CPU's time to submit the launch. A gate
      * holds the stream before the start event until the launch and its stop event are
      * queued (launch_end opens it), so the events bracket the kernel alone.
-     * A kernel's first launch in a context is never gated: it may load its module there,
-     * which waits for the stream. Whatever else blocks behind a gate, the watchdog opens it. */
+     * A kernel's very first launch is never gated: it may load its module, which waits for
+     * the stream; nor is its first launch in a further context when KTIME_WARMUP=0 (see
+     * below). Whatever else blocks behind a gate, the watchdog opens it. */
     p->slots[slot].gen = 0; /* this launch's gate value; 0: not gated */
     if (p->seen) {
         uint32_t id = ktab_id(&kt.ktab, k);
