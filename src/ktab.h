@@ -14,13 +14,16 @@ struct ktab_entry {
     alignas(64) _Atomic uintptr_t key; /* handle; 0 = empty slot */
     _Atomic(char *) name;              /* mangled name, copied once; NULL until named */
     _Atomic uint32_t kind;             /* enum ktab_kind */
+    _Atomic uint32_t contexts;         /* contexts (pools) it was bracketed in */
     _Atomic uint64_t calls;            /* every launch seen, warmup included */
     _Atomic uint64_t captured;         /* launches into a capturing stream */
     _Atomic uint64_t dropped;          /* passed through untimed: pool empty, event error */
     _Atomic uint64_t failed;           /* the launch call itself returned an error */
     _Atomic uint64_t rewarm;           /* first launches in a further context, not timed */
-    _Atomic uint32_t contexts;         /* contexts (pools) it was bracketed in */
 };
+/* One cache line: the table spans 2 x KTIME_MAX_KERNELS entries, and what each distinct
+ * kernel costs in memory is the pages its entry touches. */
+_Static_assert(sizeof(struct ktab_entry) == 64, "a kernel table entry is one cache line");
 
 struct ktab {
     struct ktab_entry *slots;
