@@ -154,7 +154,7 @@ static void compact_pending(struct pool *p)
  * stream the completed pairs are a prefix of its pending ones, found with a query of the
  * newest and a binary search: a pass costs O(log n) queries per stream plus one elapsed-time
  * call per completed pair. Streams past DRAIN_STREAMS are queried pair by pair. */
-static uint32_t pass_pool(struct drain *d, struct pool *p)
+uint32_t drain_pass_pool(struct drain *d, struct pool *p)
 {
     uintptr_t streams[DRAIN_STREAMS];
     uint32_t count[DRAIN_STREAMS + 1] = { 0 }, first[DRAIN_STREAMS + 2];
@@ -268,18 +268,13 @@ gone:
     return done;
 }
 
-uint32_t drain_pass_pool(struct drain *d, struct pool *p)
-{
-    return pass_pool(d, p);
-}
-
 uint32_t drain_pass(struct drain *d)
 {
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), done = 0;
 
     d->passes++;
     for (uint32_t i = 0; i < n; i++)
-        done += pass_pool(d, d->pools[i]);
+        done += drain_pass_pool(d, d->pools[i]);
     return done;
 }
 
@@ -316,15 +311,26 @@ double drain_now_ms(void)
 #define DRAIN_BUSY_SLEEP_US 200
 #define DRAIN_IDLE_MAX_US 2000
 
-/* Sleeps us microseconds, or less if drain_stop() asks the thread to stop. */
-static void drain_sleep(struct drain *d, long us)
+/* The time us microseconds from now on clock c, for the timed waits. */
+static struct timespec time_after(clockid_t c, long us)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += us * 1000;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
+    clock_gettime(c, &ts);
+    ts.tv_sec += us / 1000000;
+    ts.tv_nsec += (us % 1000000) * 1000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* Sleeps us microseconds, or less if drain_stop() asks the thread to stop. */
+static void drain_sleep(struct drain *d, long us)
+{
+    struct timespec ts = time_after(CLOCK_MONOTONIC, us);
+
     pthread_mutex_lock(&d->wake_mu);
     while (!atomic_load_explicit(&d->stop, memory_order_acquire) &&
            pthread_cond_timedwait(&d->wake_cv, &d->wake_mu, &ts) == 0)
@@ -386,13 +392,7 @@ bool drain_stop(struct drain *d, long wait_ms)
     atomic_store_explicit(&d->stop, 1, memory_order_release);
     pthread_cond_signal(&d->wake_cv);
     pthread_mutex_unlock(&d->wake_mu);
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += wait_ms / 1000;
-    ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    ts = time_after(CLOCK_REALTIME, wait_ms * 1000); /* pthread_timedjoin_np's clock */
     if (pthread_timedjoin_np(d->thread, NULL, &ts) != 0)
         return false;
     d->started = false;
