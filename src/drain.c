@@ -28,7 +28,19 @@ void drain_init(struct drain *d, const struct event_ops *ops)
         pthread_cond_init(&d->wake_cv, &ca);
         pthread_condattr_destroy(&ca);
     }
+    d->timed = false;
     d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
+    d->query_ns = d->elapsed_ns = d->pass_ns = d->cpu_ns = 0;
+}
+
+/* Nanoseconds on clock c when d keeps timings, else 0 (no clock read). */
+static uint64_t clock_ns(const struct drain *d, clockid_t c)
+{
+    struct timespec ts;
+
+    if (!d->timed || clock_gettime(c, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 int drain_add_pool(struct drain *d, struct pool *p)
@@ -96,8 +108,10 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     struct pool_slot *s = &p->slots[p->pending[j]];
     struct agg *a;
     float ms;
+    uint64_t t0 = clock_ns(d, CLOCK_MONOTONIC);
     int r = d->ops->elapsed(s->start, s->stop, &ms);
 
+    d->elapsed_ns += clock_ns(d, CLOCK_MONOTONIC) - t0;
     d->elapsed_calls++;
     if (r == 1 || r == -2)
         return r;
@@ -121,8 +135,10 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
  * elapsed-time call then says what happened). -2: its context is gone. */
 static int done_at(struct drain *d, struct pool *p, uint32_t j)
 {
+    uint64_t t0 = clock_ns(d, CLOCK_MONOTONIC);
     int r = d->ops->query(p->slots[p->pending[j]].stop);
 
+    d->query_ns += clock_ns(d, CLOCK_MONOTONIC) - t0;
     d->queries++;
     if (r == 1)
         d->queries_pending++;
@@ -271,10 +287,13 @@ gone:
 uint32_t drain_pass(struct drain *d)
 {
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), done = 0;
+    uint64_t t0 = clock_ns(d, CLOCK_MONOTONIC), c0 = clock_ns(d, CLOCK_THREAD_CPUTIME_ID);
 
     d->passes++;
     for (uint32_t i = 0; i < n; i++)
         done += drain_pass_pool(d, d->pools[i]);
+    d->pass_ns += clock_ns(d, CLOCK_MONOTONIC) - t0;
+    d->cpu_ns += clock_ns(d, CLOCK_THREAD_CPUTIME_ID) - c0;
     return done;
 }
 

@@ -62,6 +62,7 @@ __attribute__((constructor)) static void ktime_init(void)
         return;
     }
     drain_init(&kt.drain, &driver_event_ops);
+    kt.drain.timed = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     pthread_atfork(NULL, NULL, on_fork_child);
     atomic_store(&kt.phase, PHASE_ON);
 }
@@ -568,12 +569,18 @@ static void report_finish(bool from_drain_thread)
     else
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
     double t_finish = drain_now_ms();
-    if (stopped)
+    if (stopped) {
+        const struct drain *d = &kt.drain;
         log_debug("drain: %llu passes, %llu event queries (%llu found it pending), %llu "
-                  "elapsed-time calls", (unsigned long long)kt.drain.passes,
-                  (unsigned long long)kt.drain.queries,
-                  (unsigned long long)kt.drain.queries_pending,
-                  (unsigned long long)kt.drain.elapsed_calls);
+                  "elapsed-time calls", (unsigned long long)d->passes,
+                  (unsigned long long)d->queries, (unsigned long long)d->queries_pending,
+                  (unsigned long long)d->elapsed_calls);
+        log_debug("drain time: passes %.3f ms wall, %.3f ms CPU; in cuEventQuery %.3f ms "
+                  "(%.0f ns per call); in cuEventElapsedTime %.3f ms (%.0f ns per call)",
+                  d->pass_ns / 1e6, d->cpu_ns / 1e6, d->query_ns / 1e6,
+                  d->queries ? (double)d->query_ns / d->queries : 0.0, d->elapsed_ns / 1e6,
+                  d->elapsed_calls ? (double)d->elapsed_ns / d->elapsed_calls : 0.0);
+    }
 
     memset(&r, 0, sizeof r);
     r.version = PACKAGE_VERSION;

@@ -197,5 +197,12 @@ run_ktime dbg KTIME_LOG=debug KTIME_OUTPUT="$tmp/dbg.json" "$A" $ARGS
 check "KTIME_LOG=debug: same exit status and stdout" same_run base dbg
 check "KTIME_LOG=debug: every stderr line starts with 'ktime:'" sh -c "! grep -v '^ktime:' '$tmp/dbg.err'"
 check "KTIME_LOG=debug: report still written and exact" exact "$tmp/dbg.json" k_small 5 125
+# The drain's cost breakdown: one elapsed-time call per timed launch (10 - 5 + 7 - 5), and
+# the time inside the calls no more than the passes' wall time.
+check "KTIME_LOG=debug: drain counts one elapsed-time call per timed launch" \
+    grep -q "drain: [0-9]* passes, [0-9]* event queries ([0-9]* found it pending), 7 elapsed-time calls" "$tmp/dbg.err"
+check "KTIME_LOG=debug: drain time inside the driver calls within the passes' wall time" \
+    awk '/drain time: passes/ { pass = $6; q = $14; e = $20; found = 1 }
+         END { exit !(found && pass > 0 && q + e <= pass) }' "$tmp/dbg.err"
 
 finish
