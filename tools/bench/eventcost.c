@@ -11,6 +11,8 @@
  *   elapsed_ns          cuEventElapsedTime on a completed pair, per call (asked before)
  *   query_busy_ns / elapsed_busy_ns   the same while another thread launches back to back
  *                       into its own stream in the same context (driver lock contention)
+ *   elapsed_fresh_busy_ns / query_fresh_busy_ns   first sight of a pair while the other
+ *                       thread launches: the drain's case in a launch-bound program
  *   *_cpu_ns            thread CPU time per call, next to each wall time
  *   query_pending_ns    cuEventQuery on an event that has not completed, per call
  * Then, with each stream held by cuStreamWaitValue32 on a pinned word (legacy NULL stream and a
@@ -102,6 +104,32 @@ static void measure(const char *name, int pairs, CUevent *ev, int what)
     printf("%s_ns %.1f ns\n%s_cpu_ns %.1f ns\n", name, median(wall, REPS), name, median(cpu, REPS));
 }
 
+/* Records every pair again on s (one empty kernel in each) and waits for them. */
+static void record_pairs(CUstream s, CUevent *ev, int pairs)
+{
+    for (int i = 0; i < pairs; i++) {
+        CK(cuEventRecord(ev[2 * i], s));
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuEventRecord(ev[2 * i + 1], s));
+    }
+    CK(cuStreamSynchronize(s));
+}
+
+/* One pass over pairs never asked about: per-call wall and CPU ns. what: 0 query, 1 elapsed */
+static void measure_fresh(const char *name, int pairs, CUevent *ev, int what)
+{
+    float ms;
+    double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < pairs; i++) {
+        if (what == 0)
+            CK(cuEventQuery(ev[2 * i + 1]));
+        else
+            CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+    }
+    printf("%s_ns %.1f ns (cpu %.1f ns)\n", name, (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
+           (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
+}
+
 static const char *errname(CUresult r)
 {
     const char *s = "?";
@@ -179,30 +207,12 @@ int main(int argc, char **argv)
     CK(cuStreamSynchronize(s));
 
     /* First sight of each completed pair, as the drain has it: one rep over fresh pairs. */
-    {
-        float ms;
-        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-        for (int i = 0; i < pairs; i++)
-            CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-        printf("elapsed_fresh_ns %.1f ns (cpu %.1f ns)\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
-               (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
-    }
+    measure_fresh("elapsed_fresh", pairs, ev, 1);
     measure("query", pairs, ev, 0);
     measure("elapsed", pairs, ev, 1);
     /* The same pairs recorded again, then queried first. */
-    for (int i = 0; i < pairs; i++) {
-        CK(cuEventRecord(ev[2 * i], s));
-        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
-        CK(cuEventRecord(ev[2 * i + 1], s));
-    }
-    CK(cuStreamSynchronize(s));
-    {
-        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-        for (int i = 0; i < pairs; i++)
-            CK(cuEventQuery(ev[2 * i + 1]));
-        printf("query_fresh_ns %.1f ns (cpu %.1f ns)\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
-               (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
-    }
+    record_pairs(s, ev, pairs);
+    measure_fresh("query_fresh", pairs, ev, 0);
 
     pthread_t t;
     long launched = 0;
@@ -210,6 +220,10 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, busy_main, &launched);
     struct timespec ts = { 0, 50 * 1000 * 1000 };
     nanosleep(&ts, NULL);
+    record_pairs(s, ev, pairs);
+    measure_fresh("elapsed_fresh_busy", pairs, ev, 1);
+    record_pairs(s, ev, pairs);
+    measure_fresh("query_fresh_busy", pairs, ev, 0);
     measure("query_busy", pairs, ev, 0);
     measure("elapsed_busy", pairs, ev, 1);
     atomic_store(&stop_busy, 1);
