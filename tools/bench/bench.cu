@@ -266,6 +266,9 @@ __global__ void kt_bench_spin(unsigned long long ns, int *sink)
 // ---------------------------------------------------------------------------------------------
 // launch
 
+// --raw-events: a ring of R event pairs, used in turn to bracket launches. Before a pair is
+// reused, cudaEventSynchronize waits for its end event (the oldest pair: normally long
+// complete). One ring per launching thread.
 struct RawRing {
     std::vector<cudaEvent_t> start, stop;
     long n = 0, next = 0;
@@ -281,33 +284,52 @@ struct RawRing {
             CK(cudaEventCreate(&stop[i]));
         }
     }
+    // Records the next pair on stream st around launch(). Errors are left to the caller's
+    // cudaGetLastError after the loop, as for the launches.
+    template <class F>
+    void bracket(cudaStream_t st, F launch)
+    {
+        long s = next;
+        if (wrapped) {
+            cudaEventSynchronize(stop[s]);
+            waits++;
+        }
+        cudaEventRecord(start[s], st);
+        launch();
+        cudaEventRecord(stop[s], st);
+        if (++next == n) {
+            next = 0;
+            wrapped = true;
+        }
+    }
+    // The sum of the recorded pairs' intervals in ms (the last R at most); *cnt gets how many.
+    double sum_ms(long *cnt)
+    {
+        *cnt = wrapped ? n : next;
+        double sum = 0;
+        for (long i = 0; i < *cnt; i++) {
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, start[i], stop[i]));
+            sum += ms;
+        }
+        return sum;
+    }
 };
 
-// Launches [from, to) of the plan: kernel index cycles over K. Returns nothing; errors are
+// Launches [from, to) of the plan on stream st: kernel index cycles over K. Errors are
 // checked after the loop (cudaGetLastError), not per launch.
-static void launch_range(long from, long to, int K, RawRing *ring, long *kidx)
+static void launch_range(long from, long to, int K, cudaStream_t st, RawRing *ring, long *kidx)
 {
     long k = *kidx;
     if (!ring) {
         for (long i = from; i < to; i++) {
-            TINY[k]<<<1, 32>>>(nullptr);
+            TINY[k]<<<1, 32, 0, st>>>(nullptr);
             if (++k == K)
                 k = 0;
         }
     } else {
         for (long i = from; i < to; i++) {
-            long s = ring->next;
-            if (ring->wrapped) {
-                cudaEventSynchronize(ring->stop[s]); // the oldest pair: normally long complete
-                ring->waits++;
-            }
-            cudaEventRecord(ring->start[s], 0);
-            TINY[k]<<<1, 32>>>(nullptr);
-            cudaEventRecord(ring->stop[s], 0);
-            if (++ring->next == ring->n) {
-                ring->next = 0;
-                ring->wrapped = true;
-            }
+            ring->bracket(st, [&] { TINY[k]<<<1, 32, 0, st>>>(nullptr); });
             if (++k == K)
                 k = 0;
         }
@@ -348,7 +370,7 @@ static int cmd_launch(int argc, char **argv)
     long kidx = 0;
 
     // warm-up: the same code path, so the ring, ktime's pool and the kernel table are warm
-    launch_range(0, warm, (int)K, raw ? &ring : nullptr, &kidx);
+    launch_range(0, warm, (int)K, 0, raw ? &ring : nullptr, &kidx);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
 
@@ -362,15 +384,15 @@ static int cmd_launch(int argc, char **argv)
     long rss_mid = -1;
     long long t1;
     if (rss_at > 0 && rss_at < n) {
-        launch_range(0, rss_at, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(0, rss_at, (int)K, 0, raw ? &ring : nullptr, &kidx);
         t_mid_loop = now_ns();
         CK(cudaDeviceSynchronize());
         usleep(20000); // let a drain thread fold what just completed
         rss_mid = status_kb("VmRSS");
         t_mid_sync = now_ns();
-        launch_range(rss_at, n, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(rss_at, n, (int)K, 0, raw ? &ring : nullptr, &kidx);
     } else {
-        launch_range(0, n, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(0, n, (int)K, 0, raw ? &ring : nullptr, &kidx);
     }
     t1 = now_ns();
     CK(cudaGetLastError());
@@ -388,12 +410,8 @@ static int cmd_launch(int argc, char **argv)
 
     double raw_sum_ms = 0;
     if (raw) {
-        long cnt = ring.wrapped ? ring.n : ring.next;
-        for (long i = 0; i < cnt; i++) {
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, ring.start[i], ring.stop[i]));
-            raw_sum_ms += ms;
-        }
+        long cnt = 0;
+        raw_sum_ms = ring.sum_ms(&cnt);
         raw_sum_ms /= (double)(cnt ? cnt : 1);
     }
 
