@@ -14,6 +14,14 @@
 //                     4096); before a pair is reused, cudaEventSynchronize waits for its end event
 //       --rss-at M    also print VmRSS after the first M timed launches (after a synchronize)
 //       At the end it reads the CPU time of the thread named "ktime-drain" (if any) over the loop.
+//   bench threads T N [--raw-events] [--ring R] [--warmup W]
+//       T host threads, each with its own non-blocking stream, launch the tiny kernel: W warm-up
+//       launches (default 5000) and a stream synchronize each, a barrier, then N launches back
+//       to back and a synchronize of its stream. --raw-events / --ring R as for launch, one
+//       ring per thread. Reports the wall time from the barrier's release to the last thread's
+//       synchronize (wall_s; agg_ns_per_launch = wall_s / (T x N)), each thread's loop time / N
+//       (ns_per_launch: the median over the threads; _min, _max), and the CPU time of the
+//       thread named "ktime-drain" (if any) from the barrier to the end.
 //   bench mixed [--n5 A] [--n50 B] [--n500 C] [--blocks G]
 //       kernels that spin on %globaltimer for 5, 50, 500 us (G blocks, default one per SM, x 128
 //       threads), each part launched back to back and synchronized; wall time per iteration.
@@ -28,6 +36,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cinttypes>
@@ -36,7 +45,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <pthread.h>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <time.h>
 #include <unistd.h>
 #include <utility>
@@ -266,6 +278,9 @@ __global__ void kt_bench_spin(unsigned long long ns, int *sink)
 // ---------------------------------------------------------------------------------------------
 // launch
 
+// --raw-events: a ring of R event pairs, used in turn to bracket launches. Before a pair is
+// reused, cudaEventSynchronize waits for its end event (the oldest pair: normally long
+// complete). One ring per launching thread.
 struct RawRing {
     std::vector<cudaEvent_t> start, stop;
     long n = 0, next = 0;
@@ -281,33 +296,52 @@ struct RawRing {
             CK(cudaEventCreate(&stop[i]));
         }
     }
+    // Records the next pair on stream st around launch(). Errors are left to the caller's
+    // cudaGetLastError after the loop, as for the launches.
+    template <class F>
+    void bracket(cudaStream_t st, F launch)
+    {
+        long s = next;
+        if (wrapped) {
+            cudaEventSynchronize(stop[s]);
+            waits++;
+        }
+        cudaEventRecord(start[s], st);
+        launch();
+        cudaEventRecord(stop[s], st);
+        if (++next == n) {
+            next = 0;
+            wrapped = true;
+        }
+    }
+    // The sum of the recorded pairs' intervals in ms (the last R at most); *cnt gets how many.
+    double sum_ms(long *cnt)
+    {
+        *cnt = wrapped ? n : next;
+        double sum = 0;
+        for (long i = 0; i < *cnt; i++) {
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, start[i], stop[i]));
+            sum += ms;
+        }
+        return sum;
+    }
 };
 
-// Launches [from, to) of the plan: kernel index cycles over K. Returns nothing; errors are
+// Launches [from, to) of the plan on stream st: kernel index cycles over K. Errors are
 // checked after the loop (cudaGetLastError), not per launch.
-static void launch_range(long from, long to, int K, RawRing *ring, long *kidx)
+static void launch_range(long from, long to, int K, cudaStream_t st, RawRing *ring, long *kidx)
 {
     long k = *kidx;
     if (!ring) {
         for (long i = from; i < to; i++) {
-            TINY[k]<<<1, 32>>>(nullptr);
+            TINY[k]<<<1, 32, 0, st>>>(nullptr);
             if (++k == K)
                 k = 0;
         }
     } else {
         for (long i = from; i < to; i++) {
-            long s = ring->next;
-            if (ring->wrapped) {
-                cudaEventSynchronize(ring->stop[s]); // the oldest pair: normally long complete
-                ring->waits++;
-            }
-            cudaEventRecord(ring->start[s], 0);
-            TINY[k]<<<1, 32>>>(nullptr);
-            cudaEventRecord(ring->stop[s], 0);
-            if (++ring->next == ring->n) {
-                ring->next = 0;
-                ring->wrapped = true;
-            }
+            ring->bracket(st, [&] { TINY[k]<<<1, 32, 0, st>>>(nullptr); });
             if (++k == K)
                 k = 0;
         }
@@ -348,7 +382,7 @@ static int cmd_launch(int argc, char **argv)
     long kidx = 0;
 
     // warm-up: the same code path, so the ring, ktime's pool and the kernel table are warm
-    launch_range(0, warm, (int)K, raw ? &ring : nullptr, &kidx);
+    launch_range(0, warm, (int)K, 0, raw ? &ring : nullptr, &kidx);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
 
@@ -362,15 +396,15 @@ static int cmd_launch(int argc, char **argv)
     long rss_mid = -1;
     long long t1;
     if (rss_at > 0 && rss_at < n) {
-        launch_range(0, rss_at, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(0, rss_at, (int)K, 0, raw ? &ring : nullptr, &kidx);
         t_mid_loop = now_ns();
         CK(cudaDeviceSynchronize());
         usleep(20000); // let a drain thread fold what just completed
         rss_mid = status_kb("VmRSS");
         t_mid_sync = now_ns();
-        launch_range(rss_at, n, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(rss_at, n, (int)K, 0, raw ? &ring : nullptr, &kidx);
     } else {
-        launch_range(0, n, (int)K, raw ? &ring : nullptr, &kidx);
+        launch_range(0, n, (int)K, 0, raw ? &ring : nullptr, &kidx);
     }
     t1 = now_ns();
     CK(cudaGetLastError());
@@ -388,12 +422,8 @@ static int cmd_launch(int argc, char **argv)
 
     double raw_sum_ms = 0;
     if (raw) {
-        long cnt = ring.wrapped ? ring.n : ring.next;
-        for (long i = 0; i < cnt; i++) {
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, ring.start[i], ring.stop[i]));
-            raw_sum_ms += ms;
-        }
+        long cnt = 0;
+        raw_sum_ms = ring.sum_ms(&cnt);
         raw_sum_ms /= (double)(cnt ? cnt : 1);
     }
 
@@ -428,6 +458,171 @@ static int cmd_launch(int argc, char **argv)
         r.add("raw_ring", "%ld", ring.n);
         r.add("raw_waits", "%ld", ring.waits);
         r.add("raw_mean_interval_us", "%.3f", raw_sum_ms * 1e3);
+    }
+    r.print();
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// threads
+
+static void barrier_wait(pthread_barrier_t *b)
+{
+    int e = pthread_barrier_wait(b);
+    if (e != 0 && e != PTHREAD_BARRIER_SERIAL_THREAD) {
+        fprintf(stderr, "bench: pthread_barrier_wait failed: %s\n", strerror(e));
+        exit(1);
+    }
+}
+
+struct ThreadsPlan {
+    long n, warm, ringn;
+    bool raw;
+    pthread_barrier_t bar; // T launching threads + the main thread
+};
+
+// One launching thread's state and its CLOCK_MONOTONIC marks (ns). A cache line each: a
+// thread's ring counters change at every launch and must not share a line with its neighbour's.
+struct alignas(64) ThreadRun {
+    RawRing ring;
+    long long t_start = 0, t_loop = 0, t_done = 0;
+};
+
+static void threads_worker(ThreadsPlan *p, ThreadRun *tr)
+{
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    if (p->raw)
+        tr->ring.init(p->ringn);
+    RawRing *ring = p->raw ? &tr->ring : nullptr;
+    long kidx = 0;
+
+    // warm-up on the same code path (this thread's ring, ktime's pool and per-thread state)
+    launch_range(0, p->warm, 1, st, ring, &kidx);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(st));
+    barrier_wait(&p->bar); // every thread warm
+    barrier_wait(&p->bar); // go
+
+    tr->t_start = now_ns();
+    launch_range(0, p->n, 1, st, ring, &kidx);
+    tr->t_loop = now_ns();
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(st));
+    tr->t_done = now_ns();
+    CK(cudaStreamDestroy(st));
+}
+
+static int cmd_threads(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "bench: threads T N [options]\n");
+        return 2;
+    }
+    long T = parse_count(argv[0], "T", 1, 1024);
+    ThreadsPlan p;
+    p.n = parse_count(argv[1], "N", 1, 1000000000000L);
+    p.warm = 5000;
+    p.ringn = 4096;
+    p.raw = false;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--raw-events"))
+            p.raw = true;
+        else if (!strcmp(argv[i], "--ring") && i + 1 < argc)
+            p.ringn = parse_count(argv[++i], "--ring", 1, 1 << 22);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            p.warm = parse_count(argv[++i], "--warmup", 0, 100000000);
+        else {
+            fprintf(stderr, "bench: threads: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+
+    init_cuda();
+    int e = pthread_barrier_init(&p.bar, NULL, (unsigned)T + 1);
+    if (e != 0) {
+        fprintf(stderr, "bench: pthread_barrier_init failed: %s\n", strerror(e));
+        return 1;
+    }
+    std::vector<ThreadRun> runs((size_t)T);
+    std::vector<std::thread> th;
+    th.reserve((size_t)T);
+    try {
+        for (long i = 0; i < T; i++)
+            th.emplace_back(threads_worker, &p, &runs[(size_t)i]);
+    } catch (const std::system_error &x) {
+        fprintf(stderr, "bench: threads: cannot start thread %zu of %ld: %s\n", th.size() + 1, T,
+                x.what());
+        exit(1);
+    }
+
+    barrier_wait(&p.bar); // every thread warmed up and synchronized
+    long drain_tid = find_thread("ktime-drain");
+    const char *src = "none";
+    double drain0 = drain_tid >= 0 ? thread_cpu_s(drain_tid, &src) : -1.0;
+    double proc0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    barrier_wait(&p.bar); // go
+    for (auto &t : th)
+        t.join();
+    usleep(20000); // the drain thread folds the last completions
+    double drain1 = drain_tid >= 0 ? thread_cpu_s(drain_tid, &src) : -1.0;
+    double proc1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    pthread_barrier_destroy(&p.bar);
+
+    long long release = runs[0].t_start, last_start = runs[0].t_start;
+    long long loop_end = runs[0].t_loop, done = runs[0].t_done;
+    std::vector<double> per((size_t)T); // each thread's loop time / N
+    for (long i = 0; i < T; i++) {
+        const ThreadRun &r = runs[(size_t)i];
+        release = std::min(release, r.t_start);
+        last_start = std::max(last_start, r.t_start);
+        loop_end = std::max(loop_end, r.t_loop);
+        done = std::max(done, r.t_done);
+        per[(size_t)i] = (double)(r.t_loop - r.t_start) / (double)p.n;
+    }
+    std::sort(per.begin(), per.end());
+    double per_med = T % 2 ? per[(size_t)T / 2] : (per[(size_t)T / 2 - 1] + per[(size_t)T / 2]) / 2;
+    double wall_s = (double)(done - release) * 1e-9;
+    double total = (double)T * (double)p.n;
+
+    double raw_sum_ms = 0;
+    long raw_cnt = 0, raw_waits = 0;
+    if (p.raw) {
+        for (auto &r : runs) {
+            long c = 0;
+            raw_sum_ms += r.ring.sum_ms(&c);
+            raw_cnt += c;
+            raw_waits += r.ring.waits;
+        }
+    }
+
+    Result r;
+    r.add("workload", "threads");
+    r.add("threads", "%ld", T);
+    r.add("n", "%ld", p.n);
+    r.add("raw_events", "%d", p.raw ? 1 : 0);
+    r.add("warmup_launches", "%ld", p.warm);
+    r.add("launches_total", "%ld", T * (p.warm + p.n));
+    r.add("ns_per_launch", "%.2f", per_med);
+    r.add("ns_per_launch_min", "%.2f", per.front());
+    r.add("ns_per_launch_max", "%.2f", per.back());
+    r.add("agg_ns_per_launch", "%.2f", wall_s * 1e9 / total);
+    r.add("wall_s", "%.6f", wall_s);
+    r.add("loop_s", "%.6f", (double)(loop_end - release) * 1e-9);
+    r.add("start_skew_us", "%.1f", (double)(last_start - release) * 1e-3);
+    r.add("launch_rate", "%.0f", total / wall_s);
+    r.add("proc_cpu_s", "%.6f", proc1 - proc0);
+    r.add("drain_found", "%d", drain_tid >= 0 ? 1 : 0);
+    if (drain_tid >= 0 && drain0 >= 0 && drain1 >= 0) {
+        r.add("drain_cpu_s", "%.6f", drain1 - drain0);
+        r.add("drain_src", "%s", src);
+        r.add("drain_cpu_frac", "%.5f", (drain1 - drain0) / wall_s);
+        r.add("drain_ns_per_launch", "%.2f", (drain1 - drain0) * 1e9 / total);
+    }
+    if (p.raw) {
+        r.add("raw_ring", "%ld", p.ringn);
+        r.add("raw_waits", "%ld", raw_waits);
+        r.add("raw_mean_interval_us", "%.3f", raw_sum_ms * 1e3 / (double)(raw_cnt ? raw_cnt : 1));
     }
     r.print();
     return 0;
@@ -643,12 +838,14 @@ static int cmd_kernels(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench launch|mixed|kernels|genptx ... (see bench.cu)\n");
+        fprintf(stderr, "usage: bench launch|threads|mixed|kernels|genptx ... (see bench.cu)\n");
         return 2;
     }
     const char *w = argv[1];
     if (!strcmp(w, "launch"))
         return cmd_launch(argc - 2, argv + 2);
+    if (!strcmp(w, "threads"))
+        return cmd_threads(argc - 2, argv + 2);
     if (!strcmp(w, "mixed"))
         return cmd_mixed(argc - 2, argv + 2);
     if (!strcmp(w, "kernels"))

@@ -14,10 +14,12 @@ configuration, interleaved, and checks the results against ktime's overhead targ
   raw-events      no tool; bench itself records an event pair around each launch (--raw-events)
   cupti           libcuptitrace.so (CUPTI activity tracing of kernels, records only counted)
   torch.profiler  torch.profiler.profile(activities=[CPU, CUDA]) around the torch loop
-Within each repetition every configuration runs once (the starting one rotates); medians over
-the repetitions are compared, min/max and quartiles are kept. Every ktime run writes its JSON
-report to a temporary folder and the launch counts in it are checked against what the program
-says it launched; a mismatch is a loud failure. Total wall time is kept under --budget-s
+Within each repetition every configuration runs once (the starting one rotates; the threads
+part runs each once per thread count, --threads); medians over the repetitions are compared,
+min/max and quartiles are kept. Every ktime run writes its JSON report to a temporary folder
+and the launch counts in it are checked against what the program says it launched; a mismatch
+is a loud failure (in the threads part, launches ktime counted but left untimed fail the
+threads-contention target instead). Total wall time is kept under --budget-s
 (default 450 s): parts that would not fit are shortened or skipped, and say so.
 
 Writes OUT/bench.json (every raw number), OUT/bench.md (the tables, GPU, driver, date, command)
@@ -59,9 +61,10 @@ WORKLOAD_CONFIGS = {
     "torch": ["bare", "ktime-timed", "ktime-nogate", "torch.profiler"],
     "kernels": ["bare", "ktime-timed"],
     "exit": ["bare", "ktime-timed"],
+    "threads": ["bare", "raw-events", "ktime-timed", "ktime-nogate"],
     "long": ["ktime-timed"],
 }
-PARTS = ["launch", "mixed", "torch", "kernels", "exit", "long"]
+PARTS = ["launch", "mixed", "torch", "kernels", "exit", "threads", "long"]
 
 # targets
 UNTIMED_ADDED_NS = 50.0
@@ -73,6 +76,7 @@ DRAIN_RATE = 200000.0
 RSS_GROWTH_KB = 1024
 PER_KERNEL_BYTES = 8192
 EXIT_MS = 100.0
+THREADS_CONTENTION = 1.1   # ratio to raw at the most threads / the same at the fewest
 
 T0 = time.monotonic()
 
@@ -110,6 +114,14 @@ def metric(data, workload, config, key):
 def med(data, workload, config, key):
     s = stat(metric(data, workload, config, key))
     return s["median"] if s else None
+
+
+def threads_metric(data, config, nthreads, key="ns_per_launch"):
+    """Values of `key` over the successful threads runs of `config` with `nthreads` threads
+    (as the program reported it)."""
+    return [float(r["values"][key]) for r in data.get("runs", {}).get("threads", {}).get(config, [])
+            if r.get("ok") and r.get("values", {}).get("threads") == nthreads
+            and isinstance(r["values"].get(key), (int, float))]
 
 
 def paired_diffs(data, workload, config, key, base="bare"):
@@ -303,6 +315,69 @@ def analyze(data):
                           "<= %.0f ms" % EXIT_MS, None if e is None else e["median"] <= EXIT_MS,
                           "max %s" % fmt(e["max"] if e else None, "%.1f ms")))
 
+    # --- threads --------------------------------------------------------------------------------
+    # Per thread count: the median over repetitions of each run's per-thread median ns per
+    # launch; ktime's ratio to the raw-events floor at the most threads must stay within
+    # THREADS_CONTENTION x its ratio at the fewest. A launch ktime left untimed (dropped) takes
+    # the cheap path, so drops in a ktime run void the comparison: the target fails and says so.
+    truns = data.get("runs", {}).get("threads", {})
+    counts = sorted({r["values"]["threads"] for rs in truns.values() for r in rs
+                     if r.get("ok") and isinstance(r.get("values", {}).get("threads"), int)})
+    th = {"counts": counts, "by_threads": {}, "growth": {}}
+    timed_cfgs = ("ktime-timed", "ktime-nogate")
+    drops = []
+    for n in counts:
+        row = {}
+        for cfg in WORKLOAD_CONFIGS["threads"]:
+            s = stat(threads_metric(data, cfg, n))
+            if s is None:
+                continue
+            row[cfg] = {"stat": s,
+                        "agg_ns_per_launch": stat(threads_metric(data, cfg, n, "agg_ns_per_launch")),
+                        "wall_s": stat(threads_metric(data, cfg, n, "wall_s"))}
+            if cfg in timed_cfgs:
+                dr = threads_metric(data, cfg, n, "ktime_dropped")
+                row[cfg]["dropped_max"] = max(dr) if dr else None
+                row[cfg]["drain_cpu_frac"] = stat(threads_metric(data, cfg, n, "drain_cpu_frac"))
+                if dr and max(dr) > 0:
+                    drops.append("%s at %d threads: up to %d of %d launches untimed" % (
+                        cfg, n, max(dr), max(threads_metric(data, cfg, n, "launches_total") or [0])))
+        raw_med = row.get("raw-events", {}).get("stat", {}).get("median")
+        for cfg in timed_cfgs:
+            m = row.get(cfg, {}).get("stat", {}).get("median")
+            row[cfg + "_vs_raw"] = m / raw_med if m is not None and raw_med else None
+        th["by_threads"][str(n)] = row
+    ok, measured, detail = None, "-", []
+    if len(counts) >= 2:
+        lo, hi = str(counts[0]), str(counts[-1])
+        parts = []
+        for cfg in timed_cfgs:
+            a = th["by_threads"][lo].get(cfg + "_vs_raw")
+            b = th["by_threads"][hi].get(cfg + "_vs_raw")
+            g = b / a if a and b is not None else None
+            th["growth"][cfg] = g
+            parts.append("%s %s -> %s (%s x)" % ("ktime" if cfg == "ktime-timed" else "nogate",
+                                                 fmt(a, "%.2f"), fmt(b, "%.2f"), fmt(g, "%.3f")))
+        measured = "; ".join(parts)
+        gs = [th["growth"][c] for c in timed_cfgs]
+        if all(g is not None for g in gs):
+            ok = all(g <= THREADS_CONTENTION for g in gs) and not drops
+        detail.append("ratio: per-thread median ns per launch, config / raw-events")
+        cpus = data.get("meta", {}).get("cpus")
+        if isinstance(cpus, int) and counts[-1] + 1 > cpus:
+            detail.append("%d launching threads and ktime's drain thread on %d CPUs" % (counts[-1], cpus))
+    elif counts:
+        detail.append("one thread count only (%d)" % counts[0])
+    if drops:
+        detail.insert(0, "ktime did not time every launch (%s)" % "; ".join(drops))
+    summ["threads"] = th
+    hi_lo = (counts[-1], counts[0]) if counts else (None, None)
+    targets.append(target("threads-contention",
+                          "no lock contention: ktime's per-launch ratio to raw-events, %s vs %s threads"
+                          % (fmt(hi_lo[0], "%d"), fmt(hi_lo[1], "%d")),
+                          measured, "<= %.1f x, both ktime-timed and ktime-nogate" % THREADS_CONTENTION,
+                          ok, "; ".join(detail)))
+
     # --- sanity -----------------------------------------------------------------------------------
     bad = [s for s in data.get("sanity", []) if not s.get("ok")]
     nchk = len(data.get("sanity", []))
@@ -396,6 +471,27 @@ def render(data, summ, targets, rows):
                           d["launch_rate"]["median"])])
     L.append(table(["what", "measured (median)"], xrows))
     L.append("")
+
+    th = summ.get("threads", {})
+    if th.get("counts"):
+        L.append("## Threads (bench threads T %s, each thread on its own stream; per-thread median "
+                 "ns per launch)" % fmt(p.get("threads_n"), "%d"))
+        L.append("")
+        hrows = []
+        for n in th["counts"]:
+            row = th["by_threads"][str(n)]
+
+            def cell(cfg):
+                return fmt(row.get(cfg, {}).get("stat", {}).get("median"), "%.0f")
+
+            hrows.append([n, cell("bare"), cell("raw-events"), cell("ktime-timed"), cell("ktime-nogate"),
+                          fmt(row.get("ktime-timed_vs_raw"), "%.3f"),
+                          fmt(row.get("ktime-nogate_vs_raw"), "%.3f"),
+                          "%s / %s" % (fmt(row.get("ktime-timed", {}).get("dropped_max"), "%d"),
+                                       fmt(row.get("ktime-nogate", {}).get("dropped_max"), "%d"))])
+        L.append(table(["threads", "bare", "raw", "ktime", "nogate", "ktime/raw", "nogate/raw",
+                        "untimed (ktime / nogate)"], hrows))
+        L.append("")
 
     L.append("## Targets")
     L.append("")
@@ -595,7 +691,11 @@ class Runner:
         if not ok:
             log("!!!! SANITY FAILURE: %s" % msg)
 
-    def command(self, workload, cfg):
+    def variants(self, workload):
+        """The runs of one configuration in one repetition: one per thread count for threads."""
+        return self.a.threads if workload == "threads" else [None]
+
+    def command(self, workload, cfg, variant=None):
         a = self.a
         if workload == "launch":
             c = [self.bench, "launch", str(a.launch_n), "--warmup", str(a.launch_warmup)]
@@ -614,16 +714,20 @@ class Runner:
         elif workload == "long":
             c = [self.bench, "launch", str(self.long_n), "--distinct", "100", "--warmup",
                  str(a.launch_warmup), "--rss-at", str(a.long_rss_at)]
+        elif workload == "threads":
+            c = [self.bench, "threads", str(variant), str(a.threads_n), "--warmup",
+                 str(a.threads_warmup)]
         else:
             raise ValueError(workload)
         if cfg == "raw-events":
             c.append("--raw-events")
         return c
 
-    def run_one(self, workload, cfg, rep, cmd=None, timeout=None, record=True):
+    def run_one(self, workload, cfg, rep, cmd=None, timeout=None, record=True, variant=None):
         self.seq += 1
-        tag = "%03d-%s-%s-r%d" % (self.seq, workload, cfg.replace(".", "_"), rep)
-        cmd = cmd or self.command(workload, cfg)
+        tag = "%03d-%s%s-%s-r%d" % (self.seq, workload, "" if variant is None else "-%s" % variant,
+                                    cfg.replace(".", "_"), rep)
+        cmd = cmd or self.command(workload, cfg, variant)
         env = dict(self.base_env)
         report = None
         if cfg.startswith("ktime-"):
@@ -655,6 +759,8 @@ class Runner:
             vals = parse_results(f.read().decode("utf-8", "replace"))
         r = {"rep": rep, "rc": rc, "wall_s": (t_end - t_start) * 1e-9, "values": vals,
              "cmd": cmd, "tag": tag}
+        if variant is not None:
+            r["variant"] = variant
         r["ok"] = rc == 0 and bool(vals)
         if "main_return_ns" in vals:
             vals["exit_ms"] = (t_end - vals["main_return_ns"]) * 1e-6
@@ -664,10 +770,11 @@ class Runner:
         if record:
             if rc == 77:
                 r["ok"] = False
+            wname = workload if variant is None else "%s %s" % (workload, variant)
             self.sanity(workload, cfg, rep, r["ok"], "%s %s rep %d: rc %s%s" % (
-                workload, cfg, rep, rc, "" if vals or rc != 0 else ", no RESULT line"))
+                wname, cfg, rep, rc, "" if vals or rc != 0 else ", no RESULT line"))
             if r["ok"]:
-                self.check_report(workload, cfg, rep, vals, report, tag)
+                self.check_report(workload, cfg, rep, vals, report, tag, wname)
             self.data["runs"].setdefault(workload, {}).setdefault(cfg, []).append(r)
         return r
 
@@ -680,10 +787,12 @@ class Runner:
                 if os.path.getsize(src) < 8 << 20:
                     shutil.copy(src, d)
 
-    def check_report(self, workload, cfg, rep, vals, report, tag):
+    def check_report(self, workload, cfg, rep, vals, report, tag, wname=None):
         """ktime's report must count exactly the launches the program made (launch, mixed,
-        kernels, exit, long) or at least the expected ones (torch)."""
-        where = "%s %s rep %d" % (workload, cfg, rep)
+        kernels, exit, long, threads) or at least the expected ones (torch). In the threads
+        part a launch ktime left untimed (dropped) is a result, not a broken run: the
+        threads-contention target reports it."""
+        where = "%s %s rep %d" % (wname or workload, cfg, rep)
         if cfg == "ktime-disabled":
             ok = not os.path.exists(report)
             self.sanity(workload, cfg, rep, ok, "%s: KTIME_DISABLE=1 %s a report" % (
@@ -736,8 +845,10 @@ class Runner:
             exp = vals.get("launches_total")
             if seen != exp:
                 problems.append("launches_seen %s != %s launched" % (seen, exp))
-            if cfg == "ktime-timed" and timed != exp:
+            if cfg == "ktime-timed" and timed != exp and workload != "threads":
                 problems.append("timed %s != %s launched" % (timed, exp))
+            if workload == "threads" and (timed or 0) + (t.get("dropped") or 0) != exp:
+                problems.append("timed %s + dropped %s != %s launched" % (timed, t.get("dropped"), exp))
             if cfg == "ktime-warmup" and (timed != 0 or t.get("warmup_skipped") != exp):
                 problems.append("warmup config: timed %s (want 0), warmup_skipped %s (want %s)"
                                 % (timed, t.get("warmup_skipped"), exp))
@@ -745,7 +856,11 @@ class Runner:
                 want_k = (self.a.kernels_k if workload == "kernels" else self.a.exit_k) + 1
                 if vals["ktime_kernels"] != want_k:
                     problems.append("%d kernels in the report, want %d" % (vals["ktime_kernels"], want_k))
-        if cfg == "ktime-timed" and (t.get("dropped") or t.get("incomplete_at_exit")):
+        if workload == "threads":
+            vals["ktime_dropped_reasons"] = t.get("dropped_reasons")
+            if t.get("incomplete_at_exit"):
+                problems.append("incomplete %s" % t.get("incomplete_at_exit"))
+        elif cfg == "ktime-timed" and (t.get("dropped") or t.get("incomplete_at_exit")):
             problems.append("dropped %s (%s), incomplete %s" % (t.get("dropped"), t.get("dropped_reasons"),
                                                                  t.get("incomplete_at_exit")))
         self.sanity(workload, cfg, rep, not problems, "%s: ktime report: %s" % (
@@ -757,33 +872,40 @@ class Runner:
         cfgs = [c for c in WORKLOAD_CONFIGS[workload] if c in self.configs]
         if not cfgs:
             return
+        variants = self.variants(workload)
+        runs = len(cfgs) * len(variants)  # per repetition
         # fewer repetitions (down to 3) to leave the later parts their minimum; parts earlier in
         # PARTS have priority: when 3 repetitions do not fit beside the reserve, they still run
         # if they fit at all, and the later parts shrink or are skipped
-        need = est_run_s * len(cfgs) * reps
+        need = est_run_s * runs * reps
         while reps > 3 and need > self.left() - self.reserve(workload):
             reps -= 1
-            need = est_run_s * len(cfgs) * reps
+            need = est_run_s * runs * reps
         if need > self.left():
             self.note("part %s skipped: needs about %.0f s, %.0f s left" % (workload, need, self.left()))
             return
         if reps != self.a.reps:
             self.note("part %s: %d repetitions (budget)" % (workload, reps))
-        log("== %s: %d configs x %d reps (about %.0f s)" % (workload, len(cfgs), reps, need))
+        log("== %s: %d configs x %d reps%s (about %.0f s)" % (
+            workload, len(cfgs), reps,
+            "" if variants == [None] else " x %d thread counts" % len(variants), need))
         self.data["params"]["reps_" + workload] = reps
         for rep in range(reps):
             order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
-            for cfg in order:
-                r = self.run_one(workload, cfg, rep)
-                v = r["values"]
-                keys = {"launch": ["ns_per_launch", "drain_cpu_frac"],
-                        "mixed": ["us_per_iter_5", "us_per_iter_50", "us_per_iter_500"],
-                        "torch": ["us_per_op"], "kernels": ["rss_pre_kb", "rss_launched_kb", "load_s"],
-                        "exit": ["exit_ms"]}[workload]
-                shown = " ".join("%s=%s" % (k, ("%.5g" % v[k]) if isinstance(v.get(k), float) else v[k])
-                                 for k in keys if k in v)
-                log("%s rep %d/%d %-15s %s  (%.1f s)" % (workload, rep + 1, reps, cfg,
-                                                         shown or "no result", r["wall_s"]))
+            for variant in variants:
+                for cfg in order:
+                    r = self.run_one(workload, cfg, rep, variant=variant)
+                    v = r["values"]
+                    keys = {"launch": ["ns_per_launch", "drain_cpu_frac"],
+                            "mixed": ["us_per_iter_5", "us_per_iter_50", "us_per_iter_500"],
+                            "torch": ["us_per_op"], "kernels": ["rss_pre_kb", "rss_launched_kb", "load_s"],
+                            "exit": ["exit_ms"],
+                            "threads": ["ns_per_launch", "agg_ns_per_launch", "ktime_dropped"]}[workload]
+                    shown = " ".join("%s=%s" % (k, ("%.5g" % v[k]) if isinstance(v.get(k), float) else v[k])
+                                     for k in keys if k in v)
+                    log("%s rep %d/%d %-15s %s  (%.1f s)" % (
+                        workload if variant is None else "%s %s" % (workload, variant), rep + 1, reps,
+                        cfg, shown or "no result", r["wall_s"]))
 
     def reserve(self, workload):
         """Seconds kept back for the parts after this one (their minimum)."""
@@ -813,7 +935,8 @@ class Runner:
         p.update({"reps": a.reps, "launch_n": a.launch_n, "launch_warmup": a.launch_warmup,
                   "mixed": a.mixed, "torch_iters": a.torch_iters, "kernels_k": a.kernels_k,
                   "kernels_launches": a.kernels_launches, "exit_k": a.exit_k, "long_n": a.long_n,
-                  "long_rss_at": a.long_rss_at, "budget_s": a.budget_s, "parts": a.parts})
+                  "long_rss_at": a.long_rss_at, "budget_s": a.budget_s, "parts": a.parts,
+                  "threads": a.threads, "threads_n": a.threads_n, "threads_warmup": a.threads_warmup})
         log("GPU: %s, driver %s; budget %.0f s; tmp %s" % (meta.get("gpu"), meta.get("driver"),
                                                            a.budget_s, self.tmp))
 
@@ -825,8 +948,9 @@ class Runner:
               "mixed": self.command("mixed", "bare"),
               "kernels": self.command("kernels", "bare"),
               "exit": self.command("exit", "bare"),
-              "torch": [a.python, self.torch_loop, "--iters", str(a.torch_iters)]}
-        for w in ("launch", "mixed", "kernels", "exit", "torch"):
+              "torch": [a.python, self.torch_loop, "--iters", str(a.torch_iters)],
+              "threads": self.command("threads", "bare", max(a.threads))}
+        for w in ("launch", "mixed", "kernels", "exit", "torch", "threads"):
             if w not in a.parts and not (w == "launch" and "long" in a.parts):
                 continue
             r = self.run_one(w, "bare", -1, cmd=wl[w], record=False)
@@ -852,10 +976,18 @@ class Runner:
             ns = wv["launch"].get("ns_per_launch", 5000.0)
             fixed = max(est["launch"] - 21000 * ns * 1e-9, 0.2)
             est["launch"] = fixed + ns * 1e-9 * (a.launch_n + a.launch_warmup) * 1.6
+        if "threads" in est:
+            # the warm-up run was bare at the most threads: the longest bare run; the other
+            # configurations are slower (~1.6x), the runs with fewer threads shorter
+            est["threads"] *= 1.6
+            if max(a.threads) + 1 > (os.cpu_count() or 0):
+                self.note("threads: %d launching threads and ktime's drain thread on %s CPUs"
+                          % (max(a.threads), os.cpu_count()))
         if "kernels" in est and est["kernels"] > 20:
             self.note("kernels %d took %.0f s in the warm-up run (PTX JIT?); load_s is in bench.json"
                       % (a.kernels_k, est["kernels"]))
-        self.min_cost = {w: 3 * len(WORKLOAD_CONFIGS[w]) * est.get(w, 2.0) * 1.3 for w in est}
+        self.min_cost = {w: 3 * len(WORKLOAD_CONFIGS[w]) * len(self.variants(w)) * est.get(w, 2.0) * 1.3
+                         for w in est}
         self.min_cost["long"] = 40.0
 
         for w in PARTS:
@@ -923,7 +1055,8 @@ def synthetic(seed=1, good=True):
     data = {"meta": {"gpu": "SYNTHETIC H100", "driver": "580.00", "date": "selftest",
                      "command": "run.py --selftest", "blocks": 132, "torch": "0"},
             "params": {"reps": 5, "launch_n": 200000, "kernels_k": 10000, "exit_k": 1000,
-                       "long_n_run": 10000000, "long_rss_at": 100000},
+                       "long_n_run": 10000000, "long_rss_at": 100000, "threads": [1, 4, 16],
+                       "threads_n": 20000},
             "runs": {}, "sanity": []}
     base_ns = {"bare": 3200, "ktime-disabled": 3210, "ktime-warmup": 3230 if good else 3290,
                "ktime-timed": 4750 if good else 5200, "raw-events": 4700, "cupti": 3900}
@@ -952,6 +1085,19 @@ def synthetic(seed=1, good=True):
             add("kernels", "ktime-timed", rep, {"rss_pre_kb": 302000,
                                                 "rss_launched_kb": 422000 + (30000 if good else 90000),
                                                 "rss_kb": 452000, "load_s": 0.5})
+        for n in (1, 4, 16):
+            # per-thread ns per launch; the driver's own contention slows every configuration
+            # alike, ktime's (bad data) only ktime's
+            slow = 1.0 + 0.02 * (n - 1)
+            for cfg, ns in (("bare", 3200), ("raw-events", 4700), ("ktime-timed", 4750),
+                            ("ktime-nogate", 4650)):
+                f = slow * (1.25 if not good and cfg == "ktime-timed" and n == 16 else 1.0)
+                v = {"threads": n, "n": 20000, "ns_per_launch": ns * f + rnd.uniform(-8, 8),
+                     "agg_ns_per_launch": ns * f / n, "wall_s": ns * f * 20000e-9,
+                     "launches_total": n * 25000}
+                if cfg.startswith("ktime-"):
+                    v.update({"ktime_dropped": 0, "drain_cpu_frac": 0.05 * n})
+                add("threads", cfg, rep, v)
         add("exit", "bare", rep, {"exit_ms": 20.0 + rep, "main_return_ns": 1})
         add("exit", "ktime-timed", rep, {"exit_ms": 31.0 + rep if good else 150.0, "main_return_ns": 1})
     add("long", "ktime-timed", 0, {"n": 10000000, "rss_mid_at": 100000, "rss_mid_kb": 400000,
@@ -968,7 +1114,8 @@ def selftest():
     res = {t["id"]: t["result"] for t in d["targets"]}
     want = {"untimed-disabled": "PASS", "untimed-warmup": "PASS", "timed-launch": "PASS",
             "drain-cpu": "PASS", "kernels-50us": "PASS", "kernels-500us": "PASS", "torch": "PASS",
-            "mem-per-kernel": "PASS", "rss-growth": "PASS", "exit": "PASS", "sanity": "PASS"}
+            "mem-per-kernel": "PASS", "rss-growth": "PASS", "exit": "PASS",
+            "threads-contention": "PASS", "sanity": "PASS"}
     if res != want or rc != 0:
         failures.append("good data: rc %s, %s" % (rc, res))
     # 2. a run that misses targets
@@ -978,7 +1125,7 @@ def selftest():
     rc = emit(d, os.path.join(tmp, "bad"))
     res = {t["id"]: t["result"] for t in d["targets"]}
     for k in ("untimed-warmup", "timed-launch", "kernels-50us", "kernels-500us", "mem-per-kernel",
-              "rss-growth", "exit", "sanity"):
+              "rss-growth", "exit", "threads-contention", "sanity"):
         if res.get(k) != "FAIL":
             failures.append("bad data: %s is %s, want FAIL" % (k, res.get(k)))
     if res.get("untimed-disabled") != "PASS":
@@ -998,6 +1145,41 @@ def selftest():
         failures.append("partial data: %s" % res)
     if rc != 1:
         failures.append("partial data: rc %s, want 1" % rc)
+    # 3b. threads: ktime leaving launches untimed fails the target (and says why), however good
+    # the ratio; one thread count only is n/a; the nogate ratio counts as much as ktime-timed's
+    d = synthetic(good=True)
+    for r in d["runs"]["threads"]["ktime-timed"]:
+        if r["values"]["threads"] == 16:
+            r["values"]["ktime_dropped"] = 1234
+    emit(d, None)
+    t = [t for t in d["targets"] if t["id"] == "threads-contention"][0]
+    if t["result"] != "FAIL" or "1234 of 400000 launches untimed" not in t["detail"]:
+        failures.append("threads with drops: %s / %s" % (t["result"], t["detail"]))
+    d = synthetic(good=True)
+    for r in d["runs"]["threads"]["ktime-nogate"]:
+        if r["values"]["threads"] == 16:
+            r["values"]["ns_per_launch"] *= 1.2
+    emit(d, None)
+    t = [t for t in d["targets"] if t["id"] == "threads-contention"][0]
+    if t["result"] != "FAIL" or "nogate 0.99 -> 1.19" not in t["measured"]:
+        failures.append("threads, nogate contended: %s / %s" % (t["result"], t["measured"]))
+    d = synthetic(good=True)
+    for cfg in d["runs"]["threads"]:
+        d["runs"]["threads"][cfg] = [r for r in d["runs"]["threads"][cfg] if r["values"]["threads"] == 4]
+    emit(d, None)
+    t = [t for t in d["targets"] if t["id"] == "threads-contention"][0]
+    if t["result"] != "n/a":
+        failures.append("threads, one count only: %s" % t["result"])
+    # 3c. the threads commands run.py would run
+    import types
+    fake = types.SimpleNamespace(a=types.SimpleNamespace(threads=[1, 4, 16], threads_n=20000,
+                                                         threads_warmup=5000), bench="B")
+    got = [Runner.command(fake, "threads", c, 16) for c in ("bare", "raw-events")]
+    if got != [["B", "threads", "16", "20000", "--warmup", "5000"],
+               ["B", "threads", "16", "20000", "--warmup", "5000", "--raw-events"]]:
+        failures.append("threads commands: %s" % got)
+    if Runner.variants(fake, "threads") != [1, 4, 16] or Runner.variants(fake, "launch") != [None]:
+        failures.append("threads variants")
     # 4. round trip through bench.json (--analyze-only)
     with open(os.path.join(tmp, "good", "bench.json")) as f:
         d2 = json.load(f)
@@ -1043,6 +1225,10 @@ def main():
     ap.add_argument("--exit-k", type=int, default=1000)
     ap.add_argument("--long-n", type=int, default=10000000)
     ap.add_argument("--long-rss-at", type=int, default=100000)
+    ap.add_argument("--threads", default="1,4,16", help="thread counts of the threads part")
+    ap.add_argument("--threads-n", type=int, default=20000, help="threads part: launches per thread")
+    ap.add_argument("--threads-warmup", type=int, default=5000,
+                    help="threads part: warm-up launches per thread")
     ap.add_argument("--run-timeout", type=float, default=180.0, help="per run (s)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for torch_loop.py")
     ap.add_argument("--quick", action="store_true", help="small sizes, 3 reps (a smoke test)")
@@ -1063,11 +1249,18 @@ def main():
     bad = [p for p in a.parts if p not in PARTS]
     if bad:
         ap.error("unknown parts: %s" % ",".join(bad))
+    try:
+        a.threads = sorted({int(x) for x in a.threads.split(",") if x.strip()})
+    except ValueError:
+        ap.error("--threads: a comma-separated list of thread counts, e.g. 1,4,16")
+    if not a.threads or a.threads[0] < 1 or a.threads[-1] > 1024:
+        ap.error("--threads: thread counts from 1 to 1024")
     if a.quick:
         a.reps = min(a.reps, 3)
         a.launch_n, a.launch_warmup = 50000, 5000
         a.mixed, a.torch_iters = "1000,400,60", 2000
         a.kernels_k, a.long_n = 2000, 1000000
+        a.threads_n, a.threads_warmup = 5000, 1000
     a.lib = os.path.abspath(a.lib)
     a.bin = os.path.abspath(a.bin)
     a.out = os.path.abspath(a.out)
