@@ -34,6 +34,7 @@ import math
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -216,6 +217,11 @@ def analyze(data):
     elif found and max(found) == 0:
         measured, detail = "thread 'ktime-drain' not found", "no drain thread in ktime-timed runs"
         ok = False
+    b = data.get("drain_breakdown")
+    if b and b.get("elapsed_calls"):
+        n = float(b["elapsed_calls"])  # one per sample
+        d["breakdown"] = dict(b, per_sample_ns={
+            k: b[k + "_ms"] * 1e6 / n for k in ("pass_wall", "pass_cpu", "query", "elapsed", "other")})
     summ["drain"] = d
     targets.append(target("drain-cpu", "drain thread CPU at 200k timed launches/s", measured,
                           "<= %.0f %% of one core" % (100 * DRAIN_CORE_FRACTION), ok, detail))
@@ -469,6 +475,14 @@ def render(data, summ, targets, rows):
                       "%.2f %% of a core, %.1f ns CPU/launch, %.0f launches/s" % (
                           100 * d["cpu_frac"]["median"], d["ns_per_launch"]["median"],
                           d["launch_rate"]["median"])])
+    b = d.get("breakdown")
+    if b:
+        ps = b["per_sample_ns"]
+        xrows.append(["drain breakdown (one KTIME_LOG=debug run, %d samples)" % b["elapsed_calls"],
+                      "per sample: passes %.0f ns wall, %.0f ns CPU; cuEventElapsedTime %.0f ns "
+                      "(%d calls), cuEventQuery %.0f ns (%d calls), rest of the pass %.0f ns"
+                      % (ps["pass_wall"], ps["pass_cpu"], ps["elapsed"], b["elapsed_calls"],
+                         ps["query"], b["queries"], ps["other"])])
     L.append(table(["what", "measured (median)"], xrows))
     L.append("")
 
@@ -650,6 +664,25 @@ def parse_results(text):
     return vals
 
 
+DRAIN_COUNTS_RE = re.compile(r"drain: (\d+) passes, (\d+) event queries \((\d+) found it pending\), "
+                             r"(\d+) elapsed-time calls")
+DRAIN_TIME_RE = re.compile(r"drain time: passes ([\d.]+) ms wall, ([\d.]+) ms CPU; in cuEventQuery "
+                           r"([\d.]+) ms \(\d+ ns per call\); in cuEventElapsedTime ([\d.]+) ms")
+
+
+def parse_drain_debug(text):
+    """The two 'drain' lines libktime prints at exit with KTIME_LOG=debug, or None."""
+    c, t = DRAIN_COUNTS_RE.search(text), DRAIN_TIME_RE.search(text)
+    if not c or not t:
+        return None
+    passes, queries, pending, elapsed = (int(x) for x in c.groups())
+    pass_ms, cpu_ms, query_ms, elapsed_ms = (float(x) for x in t.groups())
+    return {"passes": passes, "queries": queries, "queries_pending": pending,
+            "elapsed_calls": elapsed, "pass_wall_ms": pass_ms, "pass_cpu_ms": cpu_ms,
+            "query_ms": query_ms, "elapsed_ms": elapsed_ms,
+            "other_ms": max(pass_ms - query_ms - elapsed_ms, 0.0)}
+
+
 def tail_of(path, n=15):
     try:
         with open(path, "rb") as f:
@@ -723,7 +756,8 @@ class Runner:
             c.append("--raw-events")
         return c
 
-    def run_one(self, workload, cfg, rep, cmd=None, timeout=None, record=True, variant=None):
+    def run_one(self, workload, cfg, rep, cmd=None, timeout=None, record=True, variant=None,
+                extra_env=None):
         self.seq += 1
         tag = "%03d-%s%s-%s-r%d" % (self.seq, workload, "" if variant is None else "-%s" % variant,
                                     cfg.replace(".", "_"), rep)
@@ -735,6 +769,7 @@ class Runner:
             env.update(KTIME_ENV[cfg])
             report = os.path.join(self.tmp, tag + ".ktime.json")
             env["KTIME_OUTPUT"] = report
+            env.update(extra_env or {})
         elif cfg == "cupti":
             env["LD_PRELOAD"] = self.tracer
             report = os.path.join(self.tmp, tag + ".cupti.json")
@@ -997,6 +1032,8 @@ class Runner:
                 self.long_part()
                 continue
             self.part(w, a.reps, est.get(w, 2.0) * 1.3)
+            if w == "launch" and self.left() > est.get(w, 2.0) * 1.3 + self.reserve(w):
+                self.drain_breakdown()
 
         meta["wall_s"] = time.monotonic() - T0
         if not a.keep_tmp:
@@ -1005,6 +1042,26 @@ class Runner:
             log("run files kept in %s" % self.tmp)
         log("all runs done in %.0f s; results in %s" % (meta["wall_s"], a.out))
         return emit(self.data, a.out)
+
+    def drain_breakdown(self):
+        """One more ktime-timed launch run, with KTIME_LOG=debug: where the drain thread's time
+        goes (its passes, and the driver calls inside them, as libktime times them itself).
+        Kept apart from the measured runs: the timing adds clock reads to the drain."""
+        log("== drain breakdown: launch, ktime-timed, KTIME_LOG=debug (not a measured run)")
+        r = self.run_one("launch", "ktime-timed", -1, record=False, extra_env={"KTIME_LOG": "debug"})
+        try:
+            with open(os.path.join(self.tmp, r["tag"] + ".err"), encoding="utf-8", errors="replace") as f:
+                err = f.read()
+        except OSError:
+            err = ""
+        b = parse_drain_debug(err)
+        if b is None:
+            self.note("drain breakdown: no 'drain time' line from KTIME_LOG=debug (rc %s)" % r["rc"])
+            return
+        b["launches"] = r["values"].get("launches_total")
+        b["drain_cpu_s"] = r["values"].get("drain_cpu_s")
+        self.data["drain_breakdown"] = b
+        log("drain breakdown: %s" % json.dumps(b, sort_keys=True))
 
     def long_part(self):
         a = self.a
@@ -1102,6 +1159,10 @@ def synthetic(seed=1, good=True):
         add("exit", "ktime-timed", rep, {"exit_ms": 31.0 + rep if good else 150.0, "main_return_ns": 1})
     add("long", "ktime-timed", 0, {"n": 10000000, "rss_mid_at": 100000, "rss_mid_kb": 400000,
                                    "rss_end_kb": 400300 if good else 409000, "ns_per_launch": 4800})
+    data["drain_breakdown"] = parse_drain_debug(
+        "ktime: debug: drain: 900 passes, 20000 event queries (100 found it pending), 200000 "
+        "elapsed-time calls\nktime: debug: drain time: passes 60.000 ms wall, 58.000 ms CPU; in "
+        "cuEventQuery 4.000 ms (200 ns per call); in cuEventElapsedTime 36.000 ms (180 ns per call)\n")
     return data
 
 
@@ -1118,6 +1179,13 @@ def selftest():
             "threads-contention": "PASS", "sanity": "PASS"}
     if res != want or rc != 0:
         failures.append("good data: rc %s, %s" % (rc, res))
+    with open(os.path.join(tmp, "good", "bench.md"), encoding="utf-8") as f:
+        if ("drain breakdown (one KTIME_LOG=debug run, 200000 samples) | per sample: passes 300 ns "
+                "wall, 290 ns CPU; cuEventElapsedTime 180 ns (200000 calls), cuEventQuery 20 ns "
+                "(20000 calls), rest of the pass 100 ns") not in f.read():
+            failures.append("good data: no drain breakdown row in bench.md")
+    if parse_drain_debug("ktime: debug: drain: 1 passes") is not None:
+        failures.append("parse_drain_debug accepted a partial line")
     # 2. a run that misses targets
     d = synthetic(good=False)
     d["sanity"].append({"workload": "launch", "config": "ktime-timed", "rep": 0, "ok": False,
