@@ -18,6 +18,7 @@
     X(EventRecord, cuEventRecord, 2000, 1)                    \
     X(EventQuery, cuEventQuery, 2000, 1)                      \
     X(EventElapsedTime, cuEventElapsedTime, 2000, 1)          \
+    X(EventElapsedTime2, cuEventElapsedTime, 12080, 0)        \
     X(StreamGetCtx, cuStreamGetCtx, 9020, 1)                  \
     X(StreamIsCapturing, cuStreamIsCapturing, 10000, 1)       \
     X(CtxGetCurrent, cuCtxGetCurrent, 4000, 1)                \

@@ -24,6 +24,8 @@ one_case() {
     check "$_label: _Z6squarePfi timed 18 x 250 us exactly" exact "$tmp/r.json" _Z6squarePfi 18 250
     check "$_label: every launch in exactly one bucket" accounting "$tmp/r.json"
     check "$_label: two events recorded per timed launch, none for warmup" events_balanced "$tmp/r.json" "$tmp/c.cnt"
+    check "$_label: each sample read once, with cuEventElapsedTime_v2 (38 + 8 + 18), never the v1 ABI" \
+        sh -c "grep -qx 'event_elapsed_v2 64' '$tmp/c.cnt' && grep -qx 'event_elapsed_v1 0' '$tmp/c.cnt'"
 }
 
 PLAN_BASE=$PLAN

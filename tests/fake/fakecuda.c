@@ -187,6 +187,7 @@ static struct {
     uint64_t graph_launch, event_record, event_record_failed, event_create, event_destroy;
     uint64_t launch_invalid, graph_kernel_runs;
     uint64_t stream_wait, lazy_blocked, lazy_timeout;
+    uint64_t elapsed_v1, elapsed_v2;  /* cuEventElapsedTime calls by ABI */
 } g_cnt;
 
 static __thread struct ctx *tl_stack[FAKE_CTX_STACK];
@@ -312,6 +313,8 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%sstream_wait %" PRIu64 "\n", pfx, g_cnt.stream_wait);
         fprintf(f, "%slazy_blocked %" PRIu64 "\n", pfx, g_cnt.lazy_blocked);
         fprintf(f, "%slazy_timeout %" PRIu64 "\n", pfx, g_cnt.lazy_timeout);
+        fprintf(f, "%sevent_elapsed_v1 %" PRIu64 "\n", pfx, g_cnt.elapsed_v1);
+        fprintf(f, "%sevent_elapsed_v2 %" PRIu64 "\n", pfx, g_cnt.elapsed_v2);
         if (g_dlsym_default >= 0)
             fprintf(f, "%sdlsym_default %s\n", pfx, g_dlsym_default ? "ok" : "wrong");
         if (g_dlsym_next >= 0)
@@ -2078,12 +2081,14 @@ out:
 EXPORT CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     CHECK_INIT();
+    __atomic_fetch_add(&g_cnt.elapsed_v1, 1, __ATOMIC_RELAXED);
     return elapsed(pMilliseconds, hStart, hEnd);
 }
 
 EXPORT CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     CHECK_INIT();
+    __atomic_fetch_add(&g_cnt.elapsed_v2, 1, __ATOMIC_RELAXED);
     return elapsed(pMilliseconds, hStart, hEnd);
 }
 
