@@ -20,6 +20,7 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     p->primary = false;
     p->seen = NULL;
     p->npending = 0;
+    p->grow_from = p->grow_to = 0;
     p->slots = calloc(cap, sizeof *p->slots);
     p->pending = calloc(cap, sizeof *p->pending);
     p->scratch = calloc(cap, sizeof *p->scratch);

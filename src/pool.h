@@ -58,6 +58,7 @@ struct pool {
      * it is never gated. NULL: only a kernel's very first launch is spared. */
     _Atomic uint64_t *seen;
     /* Owned by the drain thread: */
+    uint32_t grow_from, grow_to; /* a growth in progress, a step per pass (see drain.c) */
     uint32_t *pending;          /* ids taken from submit_q, not yet complete */
     uint32_t npending;
     uint32_t *scratch;          /* cap entries: pending positions grouped by stream */

@@ -207,6 +207,22 @@ static void test_many_streams(void **state)
     assert_int_equal(atomic_load(&elapsed_on_pending), 0);
 }
 
+/* Passes until the pool stops growing; returns how many passes grew it. Each pass makes
+ * at most DRAIN_GROW_STEP (256) pairs. */
+static int grow_passes(struct drain *d, struct pool *p)
+{
+    int n = 0;
+    for (;;) {
+        uint32_t before = atomic_load(&p->created);
+        drain_pass(d);
+        uint32_t after = atomic_load(&p->created);
+        assert_true(after - before <= 256);
+        if (after == before)
+            return n;
+        n++;
+    }
+}
+
 static void test_growth_to_cap(void **state)
 {
     struct drain d;
@@ -219,22 +235,49 @@ static void test_growth_to_cap(void **state)
         assert_true(pool_acquire(&p, &id));
     assert_false(pool_acquire(&p, &id)); /* empty: the launch would be dropped */
     assert_int_equal(atomic_load(&p.want_grow), 1);
-    drain_pass(&d); /* grows off the launch path, by at least 1024 */
+    drain_pass(&d); /* grows off the launch path, a step per pass, by 1024 in all */
+    assert_int_equal(atomic_load(&p.created), 8 + 256);
+    assert_true(pool_acquire(&p, &id)); /* the first step's pairs are usable at once */
+    assert_int_equal(grow_passes(&d, &p), 3);
     assert_int_equal(atomic_load(&p.created), 8 + 1024);
-    for (int i = 0; i < 1024; i++)
+    for (int i = 0; i < 1023; i++)
         assert_true(pool_acquire(&p, &id));
     assert_false(pool_acquire(&p, &id));
-    drain_pass(&d); /* then by 3x, to 4x the size */
+    assert_int_equal(grow_passes(&d, &p), 13); /* then by 3x, to 4x the size */
     assert_int_equal(atomic_load(&p.created), 4 * 1032);
     for (int i = 0; i < 3 * 1032; i++)
         assert_true(pool_acquire(&p, &id));
     assert_false(pool_acquire(&p, &id));
-    drain_pass(&d);
+    grow_passes(&d, &p);
     assert_int_equal(atomic_load(&p.created), 5000); /* never past the cap */
     while (pool_acquire(&p, &id))
         ;
     drain_pass(&d);
     assert_int_equal(atomic_load(&p.created), 5000);
+}
+
+/* A growth in progress does not stop the drain: pairs that complete while the pool grows
+ * are folded in the same passes. */
+static void test_growth_keeps_folding(void **state)
+{
+    struct drain d;
+    struct pool p;
+    uint32_t id;
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 16384, 1024), 0);
+    drain_add_pool(&d, &p);
+    for (int i = 0; i < 1024; i++) {
+        assert_true(pool_acquire(&p, &id));
+        p.slots[id].kernel = 9;
+        p.slots[id].stream = 1;
+        pool_submit(&p, id);
+    }
+    assert_false(pool_acquire(&p, &id)); /* asks for 3072 more: 12 passes */
+    drain_pass(&d);
+    assert_int_equal(find(&d, 9, 0)->st.n, 1024); /* folded in the first growing pass */
+    assert_int_equal(atomic_load(&p.created), 1024 + 256);
+    assert_int_equal(grow_passes(&d, &p), 11);
+    assert_int_equal(atomic_load(&p.created), 4096);
 }
 
 static void test_create_failure(void **state)
@@ -379,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_search_per_stream),
         cmocka_unit_test(test_many_streams),
         cmocka_unit_test(test_growth_to_cap),
+        cmocka_unit_test(test_growth_keeps_folding),
         cmocka_unit_test(test_create_failure),
         cmocka_unit_test(test_errors_recycled),
         cmocka_unit_test(test_finish_is_bounded),
