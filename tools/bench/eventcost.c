@@ -12,7 +12,13 @@
  *   query_busy_ns / elapsed_busy_ns   the same while another thread launches back to back
  *                       into its own stream in the same context (driver lock contention)
  *   elapsed_fresh_busy_ns / query_fresh_busy_ns   first sight of a pair while the other
- *                       thread launches: the drain's case in a launch-bound program
+ *                       thread launches (pairs recorded, then the stream synchronized)
+ *   nosync_*            pairs recorded and never synchronized: only the newest stop event is
+ *                       polled until it completes, as ktime's drain does; then per pair
+ *                       nosync_elapsed       cuEventElapsedTime alone
+ *                       nosync_qstop_elapsed cuEventQuery(stop), then cuEventElapsedTime
+ *                       nosync_qboth_elapsed cuEventQuery(start), cuEventQuery(stop), elapsed
+ *                       idle and *_busy (another thread launching), per pair
  *   *_cpu_ns            thread CPU time per call, next to each wall time
  *   query_pending_ns    cuEventQuery on an event that has not completed, per call
  * Then, with each stream held by cuStreamWaitValue32 on a pinned word (legacy NULL stream and a
@@ -130,6 +136,45 @@ static void measure_fresh(const char *name, int pairs, CUevent *ev, int what)
            (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
 }
 
+/* Records every pair again on s and polls only the newest stop event until it completes (the
+ * drain's view: no synchronize), then times one pass per pair: what 0 elapsed alone, 1 query of
+ * the stop event first, 2 queries of both events first. */
+static void measure_nosync(const char *name, CUstream s, int pairs, CUevent *ev, int what)
+{
+    float ms;
+    for (int i = 0; i < pairs; i++) {
+        CK(cuEventRecord(ev[2 * i], s));
+        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuEventRecord(ev[2 * i + 1], s));
+    }
+    while (cuEventQuery(ev[2 * pairs - 1]) == CUDA_ERROR_NOT_READY) {
+        struct timespec ts = { 0, 100 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < pairs; i++) {
+        if (what == 2)
+            CK(cuEventQuery(ev[2 * i]));
+        if (what >= 1)
+            CK(cuEventQuery(ev[2 * i + 1]));
+        CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+    }
+    printf("%s_ns %.1f ns (cpu %.1f ns) per pair\n", name, (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
+           (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
+}
+
+/* The three nosync variants, each twice (the first may warm something), with a suffix. */
+static void nosync_set(const char *suffix, CUstream s, int pairs, CUevent *ev)
+{
+    static const char *names[] = { "nosync_elapsed", "nosync_qstop_elapsed", "nosync_qboth_elapsed" };
+    char name[64];
+    for (int round = 0; round < 2; round++)
+        for (int w = 0; w < 3; w++) {
+            snprintf(name, sizeof name, "%s%s", names[w], suffix);
+            measure_nosync(name, s, pairs, ev, w);
+        }
+}
+
 static const char *errname(CUresult r)
 {
     const char *s = "?";
@@ -213,6 +258,7 @@ int main(int argc, char **argv)
     /* The same pairs recorded again, then queried first. */
     record_pairs(s, ev, pairs);
     measure_fresh("query_fresh", pairs, ev, 0);
+    nosync_set("", s, pairs, ev);
 
     pthread_t t;
     long launched = 0;
@@ -224,6 +270,7 @@ int main(int argc, char **argv)
     measure_fresh("elapsed_fresh_busy", pairs, ev, 1);
     record_pairs(s, ev, pairs);
     measure_fresh("query_fresh_busy", pairs, ev, 0);
+    nosync_set("_busy", s, pairs, ev);
     measure("query_busy", pairs, ev, 0);
     measure("elapsed_busy", pairs, ev, 1);
     atomic_store(&stop_busy, 1);
