@@ -383,6 +383,9 @@ static void *drain_main(void *arg)
     struct drain *d = arg;
     long idle_us = DRAIN_BUSY_SLEEP_US;
 
+    if (d->ops->thread_start)
+        d->ops->thread_start();
+
     while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
         bool busy;
         if (d->tick)

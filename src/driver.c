@@ -105,10 +105,27 @@ static int ev_elapsed(void *start, void *stop, float *ms)
     return -1;
 }
 
+bool driver_swap_capture_mode(CUstreamCaptureMode *mode)
+{
+    return drv.ThreadExchangeStreamCaptureMode &&
+           drv.ThreadExchangeStreamCaptureMode(mode) == CUDA_SUCCESS;
+}
+
+/* The drain thread never captures: THREAD_LOCAL lets it query while others capture. */
+static void ev_thread_start(void)
+{
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+
+    if (!driver_swap_capture_mode(&mode))
+        log_info("cannot set the drain thread's capture mode; its event queries may "
+                 "invalidate a global-mode stream capture in another thread");
+}
+
 const struct event_ops driver_event_ops = {
     .create = ev_create,
     .query = ev_query,
     .elapsed = ev_elapsed,
+    .thread_start = ev_thread_start,
 };
 
 bool driver_kernel_name(void *handle, char *buf, size_t size)

@@ -40,7 +40,8 @@
     X(StreamWaitValue32, cuStreamWaitValue32, 11070, 0)       \
     X(DevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000, 0) \
     X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000, 0) \
-    X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 11000, 0)
+    X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 11000, 0) \
+    X(ThreadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode, 10010, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;
@@ -59,6 +60,14 @@ bool driver_load(void *real_get_proc_address_v2);
 
 /* The core's event operations, implemented with drv. */
 extern const struct event_ops driver_event_ops;
+
+/* Exchanges the calling thread's stream-capture mode with *mode (cuThreadExchangeStreamCaptureMode).
+ * Returns false, *mode untouched, when the driver cannot. ktime queries events from its drain
+ * thread, and from program threads at a context release or at exit, in THREAD_LOCAL mode: in
+ * the default GLOBAL mode a cuEventQuery while another thread captures in GLOBAL mode
+ * (torch.cuda.graph's default) fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and
+ * invalidates that capture. */
+bool driver_swap_capture_mode(CUstreamCaptureMode *mode);
 
 /* Copies the name of a kernel handle (a CUkernel or a CUfunction: cudart 13, cuBLAS
  * and cuDNN pass CUkernels) into buf. Returns false when neither lookup works. */

@@ -357,8 +357,12 @@ CUresult ktime_primary_release(CUdevice dev, CUresult (*release)(CUdevice))
         return release(dev);
     /* The drain thread stays out of these pools while their context may be going. */
     pthread_mutex_lock(&kt.drain.pass_lock);
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    bool swapped = driver_swap_capture_mode(&mode);
     for (int i = 0; i < n; i++)
         drain_pass_pool(&kt.drain, mine[i]); /* fold in what has completed */
+    if (swapped)
+        driver_swap_capture_mode(&mode);
     r = release(dev);
     if (r == CUDA_SUCCESS &&
         drv.DevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active) {
@@ -566,8 +570,14 @@ static void report_finish(bool from_drain_thread)
     double t_stop = drain_now_ms();
     if (!stopped)
         note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
-    else
+    else {
+        /* On a program thread, its queries must not disturb another thread's capture. */
+        CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        bool swapped = !from_drain_thread && driver_swap_capture_mode(&mode);
         drain_finish(&kt.drain, kt.cfg.exit_wait_ms);
+        if (swapped)
+            driver_swap_capture_mode(&mode);
+    }
     double t_finish = drain_now_ms();
     if (stopped) {
         const struct drain *d = &kt.drain;

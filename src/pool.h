@@ -21,6 +21,9 @@ struct event_ops {
      * The drain calls it only on pairs a query found complete: compute-sanitizer reports a
      * NOT_READY from cuEventElapsedTime as an API error, not from cuEventQuery. */
     int (*elapsed)(void *start, void *stop, float *ms);
+    /* Optional: called once on the drain thread before its first pass, so that its queries
+     * are allowed (and harmless) while other threads capture streams. */
+    void (*thread_start)(void);
 };
 
 struct pool_slot {

@@ -92,6 +92,44 @@ static void *no_ctx_thread(void *arg)
     return NULL;
 }
 
+/* Another thread queries an event of a stream that is not capturing, in capture mode `mode`
+ * (-1: the thread's default, GLOBAL), while the main thread captures. */
+struct query_arg {
+    CUcontext ctx;
+    CUevent ev;
+    int mode;
+    CUresult rc;
+};
+
+static void *query_thread(void *arg)
+{
+    struct query_arg *q = arg;
+    cuCtxSetCurrent(q->ctx);
+    if (q->mode >= 0) {
+        CUstreamCaptureMode m = (CUstreamCaptureMode)q->mode;
+        cuThreadExchangeStreamCaptureMode(&m);
+    }
+    q->rc = cuEventQuery(q->ev);
+    return NULL;
+}
+
+/* Runs query_thread in mode `mode` during a GLOBAL capture of s; returns EndCapture's result. */
+static CUresult query_during_capture(CUcontext ctx, CUstream s, CUevent ev, int mode, CUresult *qrc)
+{
+    struct query_arg q = { ctx, ev, mode, CUDA_ERROR_UNKNOWN };
+    pthread_t th;
+    CUgraph g = NULL;
+    CUresult r;
+    cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    pthread_create(&th, NULL, query_thread, &q);
+    pthread_join(th, NULL);
+    *qrc = q.rc;
+    r = cuStreamEndCapture(s, &g);
+    if (g)
+        cuGraphDestroy(g);
+    return r;
+}
+
 int main(void)
 {
     CUresult rc;
@@ -390,6 +428,21 @@ int main(void)
     cuEventRecord(e3, s);
     CHECK_RC(cuEventSynchronize(e3), CUDA_ERROR_CAPTURED_EVENT, "cuEventSynchronize of an event in a live capture");
     CHECK_RC(cuStreamEndCapture(s, &g), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "... also invalidates it");
+
+    /* Capture modes: another thread's query of an unrelated, completed event. */
+    {
+        CUresult q;
+        cuEventRecord(e2, s2);
+        cuEventSynchronize(e2);
+        CHECK_RC(query_during_capture(ctx, s, e2, -1, &q), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                 "a GLOBAL-mode query in another thread invalidates a GLOBAL capture");
+        check(q == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "... the query itself fails: 900", "rc %d", (int)q);
+        CHECK_RC(query_during_capture(ctx, s, e2, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, &q), CUDA_SUCCESS,
+                 "a THREAD_LOCAL-mode query in another thread leaves the capture alone");
+        check(q == CUDA_SUCCESS, "... and answers", "rc %d", (int)q);
+        CHECK_RC(query_during_capture(ctx, s, e2, CU_STREAM_CAPTURE_MODE_RELAXED, &q), CUDA_SUCCESS,
+                 "a RELAXED-mode query in another thread leaves the capture alone");
+    }
 
     CHECK_RC(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS, "capture a blocking stream");
     CHECK_RC(cuStreamIsCapturing(NULL, &cs), CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,

@@ -190,6 +190,7 @@ static struct {
     uint64_t elapsed_v1, elapsed_v2;  /* cuEventElapsedTime calls by ABI */
 } g_cnt;
 
+static __thread int tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; /* cuThreadExchangeStreamCaptureMode */
 static __thread struct ctx *tl_stack[FAKE_CTX_STACK];
 static __thread int tl_depth;
 static __thread struct { struct ctx *c; uint32_t gen; struct stream *s; } tl_ptds[FAKE_TL_PTDS];
@@ -567,6 +568,47 @@ static int legacy_conflict(struct stream *s, int invalidate)
             o->cap_status = CAP_INVALIDATED;
     }
     return hit;
+}
+
+/* "Potentially unsafe" calls (cuEventQuery, cuEventSynchronize) under the capture mode rules
+ * of cuThreadExchangeStreamCaptureMode: a thread not in RELAXED mode is prohibited from them
+ * while it has a non-relaxed capture of its own going on, and, in GLOBAL mode (the default),
+ * while any other thread has a GLOBAL-mode capture going on. A prohibited call fails with
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ("operation not permitted when stream is capturing")
+ * and invalidates the captures that prohibit it (PyTorch's NCCL watchdog hit this with
+ * torch.cuda.graphs, pytorch#104487 / #148594). Under the lock. */
+static CUresult unsafe_call_check(void)
+{
+    CUresult e = CUDA_SUCCESS;
+    if (tl_capture_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_SUCCESS;
+    for (struct stream *o = g_streams; o; o = o->all_next) {
+        int mine;
+        if (!stream_alive(o) || o->cap_status != CAP_ACTIVE)
+            continue;
+        mine = pthread_equal(o->cap_thread, pthread_self());
+        if ((mine && o->cap_mode != CU_STREAM_CAPTURE_MODE_RELAXED) ||
+            (!mine && tl_capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL &&
+             o->cap_mode == CU_STREAM_CAPTURE_MODE_GLOBAL)) {
+            o->cap_status = CAP_INVALIDATED;
+            e = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
+    }
+    return e;
+}
+
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    int m;
+    CHECK_INIT();
+    if (!mode)
+        return CUDA_ERROR_INVALID_VALUE;
+    m = (int)*mode;
+    if (m < CU_STREAM_CAPTURE_MODE_GLOBAL || m > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    *mode = (CUstreamCaptureMode)tl_capture_mode;
+    tl_capture_mode = m;
+    return CUDA_SUCCESS;
 }
 
 static CUresult graph_add_node(struct graph *g, struct gnode *n)
@@ -2024,7 +2066,13 @@ EXPORT CUresult cuEventQuery(CUevent hEvent)
     CUresult e;
     CHECK_INIT();
     LOCK();
-    e = event_status((struct event *)hEvent, &until);
+    /* An event recorded into a live capture answers 907 first (measured), whoever asks. */
+    e = event_check((struct event *)hEvent);
+    if (!e && !(((struct event *)hEvent)->state == EV_CAPTURED &&
+                event_capture_live((struct event *)hEvent)))
+        e = unsafe_call_check();
+    if (!e)
+        e = event_status((struct event *)hEvent, &until);
     UNLOCK();
     return e;
 }
@@ -2035,7 +2083,12 @@ EXPORT CUresult cuEventSynchronize(CUevent hEvent)
     CUresult e;
     CHECK_INIT();
     LOCK();
-    e = event_status((struct event *)hEvent, &until);
+    e = event_check((struct event *)hEvent);
+    if (!e && !(((struct event *)hEvent)->state == EV_CAPTURED &&
+                event_capture_live((struct event *)hEvent)))
+        e = unsafe_call_check();
+    if (!e)
+        e = event_status((struct event *)hEvent, &until);
     UNLOCK();
     if (e == CUDA_ERROR_NOT_READY) {
         if (until == UINT64_MAX)
@@ -2903,6 +2956,7 @@ EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
     X("cuEventRecordWithFlags", 11010, 0, cuEventRecordWithFlags) \
     X("cuEventRecordWithFlags", 11010, 1, cuEventRecordWithFlags_ptsz) \
     X("cuEventQuery", 2000, 0, cuEventQuery) \
+    X("cuThreadExchangeStreamCaptureMode", 10010, 0, cuThreadExchangeStreamCaptureMode) \
     X("cuEventSynchronize", 2000, 0, cuEventSynchronize) \
     X("cuEventElapsedTime", 2000, 0, cuEventElapsedTime) \
     X("cuEventElapsedTime", 12080, 0, cuEventElapsedTime_v2) \
