@@ -110,8 +110,18 @@ def main():
     ap.add_argument("--gpu", required=True, help="tests/gpu/build.sh output (libkcount.so, app_static)")
     ap.add_argument("--out", default=os.environ.get("OUT", "libs-out"))
     ap.add_argument("--sanitizer-app", help="program for the compute-sanitizer run (default: app_static)")
+    ap.add_argument("--only", help="comma-separated workloads of %s (and/or 'profiler', 'sanitizer') "
+                    "to run instead of all" % ",".join(PY))
+    ap.add_argument("--repeat", type=int, default=1, help="run each workload this many times (rows w#i)")
     a = ap.parse_args()
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+    only = set(a.only.split(",")) if a.only else None
+    if only and not only <= set(PY) | {"profiler", "sanitizer"}:
+        ap.error("--only: unknown workloads %s" % ",".join(sorted(only - set(PY) - {"profiler", "sanitizer"})))
+    try:
+        has_gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        has_gpu = False
+    if not has_gpu:
         print("no GPU")
         sys.exit(77)
     lib = os.path.abspath(a.lib)
@@ -122,14 +132,17 @@ def main():
                          capture_output=True, text=True).stdout.strip()
     rows, notes = [], []
 
-    for w in PY:
-        cmd = [sys.executable, os.path.join(WORK, w + ".py")]
+    runs = [(w, i) for i in range(max(1, a.repeat)) for w in PY if only is None or w in only]
+    for wname, i in runs:
+        w = wname if a.repeat <= 1 else "%s#%d" % (wname, i + 1)
+        cmd = [sys.executable, os.path.join(WORK, wname + ".py")]
         rc0, out0, err0 = run(cmd, {})
         # One report per process (%p): a workload may spawn processes that inherit LD_PRELOAD.
-        ktj, kcj = os.path.join(tmp, w + ".%p.ktime.json"), os.path.join(tmp, w + ".%p.kcount.json")
+        ktj = os.path.join(tmp, w.replace("#", "-") + ".%p.ktime.json")
+        kcj = os.path.join(tmp, w.replace("#", "-") + ".%p.kcount.json")
         # Graph workloads run with no warmup: a launch captured among a kernel's first
         # KTIME_WARMUP counts as warmup, not captured, and the total check needs the split.
-        warm = "0" if w in GRAPH_WORKLOADS else "5"
+        warm = "0" if wname in GRAPH_WORKLOADS else "5"
         rc1, out1, err1 = run(cmd, {"LD_PRELOAD": kcount + ":" + lib, "KTIME_OUTPUT": ktj,
                                     "KCOUNT_OUTPUT": kcj, "KTIME_WARMUP": warm})
         kt, kc = load_all(ktj.replace("%p", "*")), load_all(kcj.replace("%p", "*"))
@@ -155,6 +168,14 @@ def main():
             notes.append("%s: stdout differs: bare %r / ktime %r (rc %s/%s)" % (w, out0[-200:], out1[-200:], rc0, rc1))
 
     # torch.profiler in the same process as ktime.
+    if only is None or "profiler" in only:
+        profiler_row(lib, tmp, rows, notes)
+    if only is None or "sanitizer" in only:
+        sanitizer_row(a, lib, tmp, rows, notes)
+    write_table(a, smi, rows, notes)
+
+
+def profiler_row(lib, tmp, rows, notes):
     cmd = [sys.executable, os.path.join(WORK, "profiler_coexist.py")]
     rc0, out0, _ = run(cmd, {})
     ktj = os.path.join(tmp, "profiler.ktime.json")
@@ -167,7 +188,10 @@ def main():
     if not ok or kt is None:
         notes.append("profiler: %s / %s" % (out1.strip()[-300:], err1.strip()[-300:]))
 
-    # compute-sanitizer (memcheck) on a static-cudart program with ktime preloaded.
+
+
+def sanitizer_row(a, lib, tmp, rows, notes):
+    """compute-sanitizer (memcheck) on a static-cudart program with ktime preloaded."""
     app = os.path.abspath(a.sanitizer_app or os.path.join(a.gpu, "app_static"))
     args = [] if a.sanitizer_app else ["-n", "20,10,4,2"]
     rc0, out0, _ = run([app] + args, {})
@@ -183,6 +207,8 @@ def main():
     if not clean or kt is None:
         notes.append("sanitizer: %s / %s" % (out1.strip()[-400:], err1.strip()[-400:]))
 
+
+def write_table(a, smi, rows, notes):
     head = "| workload | launches (CUPTI) | launches (ktime) | mismatched kernels | output identical | notes |\n|---|---|---|---|---|---|\n"
     table = head + "".join("| %s | %s | %s | %s | %s | %s |\n" % r for r in rows)
     md = "# ktime: libraries and frameworks against CUPTI\n\n- date: %s\n- GPU: %s\n\n%s\n" % (
