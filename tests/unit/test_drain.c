@@ -144,7 +144,9 @@ static void test_search_per_stream(void **state)
     assert_int_equal(drain_pass(&d), 637 + 300);
     assert_int_equal(find(&d, 4, 0)->st.n, 637);
     assert_int_equal(find(&d, 5, 0)->st.n, 300);
-    assert_true(d.queries <= 1 + 11 + 3); /* newest + log2(1000) on A, one per other stream */
+    /* On A, 363 of 1000 pending: 10 probes back from the newest (steps 1, 1, 2 ... 256) and
+     * 8 to bisect the last step; one per other stream. */
+    assert_true(d.queries <= 2 * 9 + 2 + 3);
     assert_int_equal(d.elapsed_calls, 937);
     assert_int_equal(p.npending, 363);
     assert_int_equal(p.pending[0], ids[637]); /* what waits keeps its order */
@@ -153,6 +155,28 @@ static void test_search_per_stream(void **state)
         atomic_store(&((struct fev *)p.slots[ids[i]].stop)->pending, 0);
     assert_int_equal(drain_pass(&d), 363);
     assert_int_equal(find(&d, 4, 0)->st.n, 1000);
+}
+
+/* The common case, the GPU a launch or two behind: a handful of queries, whatever is pending
+ * behind them. */
+static void test_search_few_pending(void **state)
+{
+    struct drain d;
+    struct pool p;
+    drain_init(&d, &fops);
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 4096, 2048), 0);
+    drain_add_pool(&d, &p);
+    for (int i = 0; i < 1000; i++)
+        launch(&p, 4, 0xA, 10, i >= 999);
+    assert_int_equal(drain_pass(&d), 999);
+    assert_int_equal(d.queries, 2); /* the newest (pending), the one before (complete) */
+    for (int i = 0; i < 1000; i++) /* another stream: A's newest is still pending */
+        launch(&p, 4, 0xB, 10, i >= 990);
+    d.queries = 0;
+    assert_int_equal(drain_pass(&d), 990);
+    /* On B, 10 pending: probes at -1, -2, -4, -8, -16, then 3 to bisect; 1 on A. */
+    assert_true(d.queries <= 1 + 8);
+    assert_int_equal(atomic_load(&elapsed_on_pending), 0);
 }
 
 /* A context destroyed behind ktime's back: the first call that says so ends the pool; its
@@ -420,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_pending_and_stream_order),
         cmocka_unit_test(test_context_gone),
         cmocka_unit_test(test_search_per_stream),
+        cmocka_unit_test(test_search_few_pending),
         cmocka_unit_test(test_many_streams),
         cmocka_unit_test(test_growth_to_cap),
         cmocka_unit_test(test_growth_keeps_folding),
