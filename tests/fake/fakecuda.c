@@ -2060,19 +2060,27 @@ static CUresult event_status(struct event *ev, uint64_t *until)
     return CUDA_SUCCESS;
 }
 
+/* cuEventQuery's and cuEventSynchronize's answer: an event recorded into a live capture
+ * answers 907 first (measured), whoever asks; otherwise the capture-mode rules, then the
+ * event's state. Under the lock. */
+static CUresult event_wait_status(struct event *ev, uint64_t *until)
+{
+    CUresult e = event_check(ev);
+    *until = 0;
+    if (!e && !(ev->state == EV_CAPTURED && event_capture_live(ev)))
+        e = unsafe_call_check();
+    if (!e)
+        e = event_status(ev, until);
+    return e;
+}
+
 EXPORT CUresult cuEventQuery(CUevent hEvent)
 {
     uint64_t until;
     CUresult e;
     CHECK_INIT();
     LOCK();
-    /* An event recorded into a live capture answers 907 first (measured), whoever asks. */
-    e = event_check((struct event *)hEvent);
-    if (!e && !(((struct event *)hEvent)->state == EV_CAPTURED &&
-                event_capture_live((struct event *)hEvent)))
-        e = unsafe_call_check();
-    if (!e)
-        e = event_status((struct event *)hEvent, &until);
+    e = event_wait_status((struct event *)hEvent, &until);
     UNLOCK();
     return e;
 }
@@ -2083,12 +2091,7 @@ EXPORT CUresult cuEventSynchronize(CUevent hEvent)
     CUresult e;
     CHECK_INIT();
     LOCK();
-    e = event_check((struct event *)hEvent);
-    if (!e && !(((struct event *)hEvent)->state == EV_CAPTURED &&
-                event_capture_live((struct event *)hEvent)))
-        e = unsafe_call_check();
-    if (!e)
-        e = event_status((struct event *)hEvent, &until);
+    e = event_wait_status((struct event *)hEvent, &until);
     UNLOCK();
     if (e == CUDA_ERROR_NOT_READY) {
         if (until == UINT64_MAX)

@@ -91,22 +91,27 @@ static void *busy_main(void *arg)
     return NULL;
 }
 
-/* Times fn over every pair: per-call wall and CPU ns (medians of REPS). */
+/* One pass over every pair, what 0 query(stop), 1 elapsed: per-call wall and CPU ns. */
+static void pass_ns(int pairs, CUevent *ev, int what, double *wall, double *cpu)
+{
+    float ms;
+    double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < pairs; i++) {
+        if (what == 0)
+            CK(cuEventQuery(ev[2 * i + 1]));
+        else
+            CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+    }
+    *wall = (now_ns(CLOCK_MONOTONIC) - w0) / pairs;
+    *cpu = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs;
+}
+
+/* Times the call over every pair: per-call wall and CPU ns (medians of REPS passes). */
 static void measure(const char *name, int pairs, CUevent *ev, int what)
 {
     double wall[REPS], cpu[REPS];
-    float ms;
-    for (int r = 0; r < REPS; r++) {
-        double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-        for (int i = 0; i < pairs; i++) {
-            if (what == 0)
-                CK(cuEventQuery(ev[2 * i + 1]));
-            else
-                CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-        }
-        wall[r] = (now_ns(CLOCK_MONOTONIC) - w0) / pairs;
-        cpu[r] = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs;
-    }
+    for (int r = 0; r < REPS; r++)
+        pass_ns(pairs, ev, what, &wall[r], &cpu[r]);
     printf("%s_ns %.1f ns\n%s_cpu_ns %.1f ns\n", name, median(wall, REPS), name, median(cpu, REPS));
 }
 
@@ -124,16 +129,9 @@ static void record_pairs(CUstream s, CUevent *ev, int pairs)
 /* One pass over pairs never asked about: per-call wall and CPU ns. what: 0 query, 1 elapsed */
 static void measure_fresh(const char *name, int pairs, CUevent *ev, int what)
 {
-    float ms;
-    double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < pairs; i++) {
-        if (what == 0)
-            CK(cuEventQuery(ev[2 * i + 1]));
-        else
-            CK(cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-    }
-    printf("%s_ns %.1f ns (cpu %.1f ns)\n", name, (now_ns(CLOCK_MONOTONIC) - w0) / pairs,
-           (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / pairs);
+    double wall, cpu;
+    pass_ns(pairs, ev, what, &wall, &cpu);
+    printf("%s_ns %.1f ns (cpu %.1f ns)\n", name, wall, cpu);
 }
 
 /* Records every pair again on s and polls only the newest stop event until it completes (the
