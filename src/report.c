@@ -201,7 +201,11 @@ int report_write_text(FILE *f, struct report *r)
     t = sum_totals(r, rows, r->nkernels);
     nref = name_column(rows, r->nkernels);
 
-    fprintf(f, "ktime %s: GPU time per kernel, from CUDA events\n", r->version);
+    if (r->build && *r->build)
+        fprintf(f, "ktime %s (git %s): GPU time per kernel, from CUDA events\n", r->version,
+                r->build);
+    else
+        fprintf(f, "ktime %s: GPU time per kernel, from CUDA events\n", r->version);
     fprintf(f, "command  ");
     for (int i = 0; i < r->argc; i++)
         fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
@@ -335,6 +339,8 @@ int report_write_json(FILE *f, struct report *r)
 
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"ktime_version\": ", REPORT_SCHEMA_VERSION);
     json_str(f, r->version);
+    fprintf(f, ",\n  \"ktime_build\": ");
+    json_str(f, r->build ? r->build : "");
     fprintf(f, ",\n  \"command\": [");
     for (int i = 0; i < r->argc; i++) {
         fputs(i ? ", " : "", f);

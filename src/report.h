@@ -39,6 +39,7 @@ enum report_drop {
 
 struct report {
     const char *version;
+    const char *build;             /* git revision of the build, "" when unknown */
     const char *const *argv;   /* command line, argc entries */
     int argc;
     long pid;

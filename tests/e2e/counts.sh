@@ -47,6 +47,10 @@ check "schema_version is 1" jc "$R" schema_version == 1
 check "timing_method is cuda-events" jc "$R" timing_method == cuda-events
 check "warmup defaults to 5" jc "$R" warmup == 5
 check "ktime_version is a string" jc "$R" 'ktime_version|type' == string
+check "ktime_build is a git revision or empty" \
+    grep -Eq '^  "ktime_build": "([0-9a-f]{7,}(-dirty)?)?",$' "$R"
+check "the library names the same build, for tools that only read the file" \
+    sh -c "b=\$(sed -n 's/^  \"ktime_build\": \"\\(.*\\)\",\$/\\1/p' '$R'); grep -a -q \"ktime-build [0-9.]* \$b\" '$KTIME_LIB'"
 check "command[0] is the program" jc "$R" 'command[0]' has app_cudart
 check "command holds the arguments" sh -c "'$JCHECK' '$R' 'command[1]' == --stream && '$JCHECK' '$R' 'command[3]' == k_big=1000000:6"
 check "pid is a number" jc "$R" 'pid|type' == number

@@ -173,11 +173,13 @@ main() {
         echo "host: $(uname -n) ($(uname -srm))"
         nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
         echo "libktime: ${KTIME:-NOT FOUND}"
+        # The build the library says it is (its git revision): the checkout on this machine
+        # may not be the one the library was built from.
+        [ -n "${KTIME:-}" ] && { grep -a -o -m1 'ktime-build [^[:cntrl:]]*' "$KTIME" || echo "ktime-build unknown"; }
         echo "libkcount: $KCOUNT"
         echo "python: $PYEXE ($("$PYEXE" --version 2>&1))"
         echo "warmup: KTIME_WARMUP=$WARMUP"
         [ -f "$GPU/BUILD-INFO.txt" ] && sed 's/^/gpu build: /' "$GPU/BUILD-INFO.txt"
-        git -C "$HERE" rev-parse --short HEAD 2>/dev/null | sed 's/^/git: /'
     } >"$WORK/env.txt" 2>&1
     cat "$WORK/env.txt"
     for lib in "$KCOUNT" ${KTIME:+"$KTIME"}; do

@@ -418,7 +418,9 @@ def render(data, summ, targets, rows):
     L.append("- date: %s, host %s, %s CPUs" % (meta.get("date", "?"), meta.get("host", "?"),
                                                  meta.get("cpus", "?")))
     L.append("- command: `%s`" % meta.get("command", "?"))
-    L.append("- libktime: `%s`; bench: `%s`; torch %s" % (meta.get("lib", "?"), meta.get("bin", "?"),
+    L.append("- libktime: `%s` (%s); bench: `%s`; torch %s" % (meta.get("lib", "?"),
+                                                                  meta.get("ktime_build") or "build unknown",
+                                                                  meta.get("bin", "?"),
                                                          meta.get("torch", "?")))
     L.append("- repetitions: %s (configurations interleaved, median reported); wall time %s s"
              % (p.get("reps", "?"), fmt(meta.get("wall_s"), "%.0f")))
@@ -685,6 +687,16 @@ def parse_drain_debug(text):
             "elapsed_calls": elapsed, "pass_wall_ms": pass_ms, "pass_cpu_ms": cpu_ms,
             "query_ms": query_ms, "elapsed_ms": elapsed_ms,
             "other_ms": max(pass_ms - query_ms - elapsed_ms, 0.0)}
+
+
+def lib_build(path):
+    """'ktime-build VERSION REV' as libktime embeds it (src/ktime.c), or None."""
+    try:
+        with open(path, "rb") as f:
+            m = re.search(rb"ktime-build [0-9A-Za-z.+-]+ [0-9a-f]*(-dirty)?", f.read())
+    except OSError:
+        return None
+    return m.group(0).decode() if m else None
 
 
 def tail_of(path, n=15):
@@ -965,6 +977,7 @@ class Runner:
         meta["cpus"] = os.cpu_count()
         meta["command"] = " ".join([os.path.basename(sys.executable)] + sys.argv)
         meta["lib"] = a.lib
+        meta["ktime_build"] = lib_build(a.lib)
         meta["bin"] = a.bin
         try:
             with open(os.path.join(a.bin, "BUILD-INFO.txt")) as f:
