@@ -3,7 +3,7 @@
 # root; otherwise prints the exact apt-get line and fails. The CUDA toolkit itself
 # (/usr/local/cuda, or --with-cuda=DIR) is not a Debian package and is not installed here.
 set -u
-PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2"
+PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2 python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
