@@ -171,7 +171,7 @@ static void compact_pending(struct pool *p)
  * pairs are made DRAIN_GROW_STEP per pass, each published at once, with the pass folding
  * completed pairs in between: creating events waits inside the driver behind the threads
  * that launch (7 to 38 us an event with 4 threads launching, in two H200 runs), and a pass
- * that made 12 288 pairs at once folded nothing for 150 ms while every launch found the pool
+ * that made 12 288 pairs at once folded nothing for about 150 ms while every launch found the pool
  * empty. */
 static void grow_step(struct drain *d, struct pool *p)
 {
