@@ -1,26 +1,88 @@
 /* app_capture.c - captures launches into a graph, then replays it.
  *
- * usage: app_capture [--ptds] [--eager E] [--hold MS] C G
+ * usage: app_capture [--ptds] [--eager E] [--hold MS] [--release-in-thread | --exit-capturing] C G
  *   E eager launches of cap_a (125000 ns) first (default 0); then on a created stream (or,
  *   with --ptds, the per-thread default stream) begins a global-mode capture, makes C
  *   launches alternating cap_a / cap_b (250000 ns), ends the capture, adds one empty node to
  *   the graph (so it has C kernel nodes of C + 1), instantiates it and launches it G times.
  *   --hold keeps the capture open MS milliseconds before ending it (time for a tool's
- *   background thread to touch anything it recorded into the capture). Prints the capture
+ *   background thread to touch anything it recorded into the capture). --release-in-thread:
+ *   while the capture is held, another thread (in the default global capture mode) retains and
+ *   releases the primary context (a tool that folds its pending work at a release must not
+ *   break the capture doing it). --exit-capturing: after the eager launches, another thread
+ *   begins the global-mode capture, makes the C launches into it and never ends it; the main
+ *   thread exits meanwhile, and an atexit handler registered before CUDA starts (so it runs
+ *   after every handler registered later: run with FAKECUDA_ATEXIT_DEINIT=0) prints
+ *   "capture_at_exit active" or "invalidated". Prints the capture
  *   status seen during capture, whether EndCapture succeeded, and the counts. Exits 1 if
  *   anything fails.
  */
 #include "apputil.h"
 #include "cudartlike.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+static struct cl cl;
+static CUstream g_stream;
+static long g_captured;
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static int g_capturing;
+
+/* Retains and releases the primary context of device 0 from a thread of its own. */
+static void *retain_release(void *arg)
+{
+    CUcontext c;
+    CUdevice dev;
+    (void)arg;
+    CK(cl.DeviceGet(&dev, 0));
+    CK(cl.PrimaryRetain(&c, dev));
+    CK(cl.PrimaryRelease(dev));
+    return NULL;
+}
+
+/* --exit-capturing: the capture's state once every later atexit handler has run. */
+static void report_capture_at_exit(void)
+{
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult r;
+    if (!g_capturing)
+        return;
+    r = cl.StreamIsCapturing(g_stream, &st);
+    printf("capture_at_exit %s\n", r != CUDA_SUCCESS ? app_errname(r)
+                                  : st == CU_STREAM_CAPTURE_STATUS_ACTIVE ? "active"
+                                  : st == CU_STREAM_CAPTURE_STATUS_INVALIDATED ? "invalidated" : "none");
+    fflush(stdout);
+}
+
+/* --exit-capturing: begins the capture, launches into it, and never ends it. */
+static void *capture_forever(void *arg)
+{
+    CUcontext ctx = arg;
+    CUfunction f;
+    CUmodule mod;
+    CK(cl.CtxSetCurrent(ctx));
+    CK(cl.ModuleLoadData(&mod, "cap_t=125000"));
+    CK(cl.ModuleGetFunction(&f, mod, "cap_t"));
+    CK(cl.StreamBeginCapture(g_stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    for (long i = 0; i < g_captured; i++)
+        CK(cl.Launch(f, 1, 1, 1, 32, 1, 1, 0, g_stream, NULL, NULL));
+    pthread_mutex_lock(&g_mu);
+    g_capturing = 1;
+    pthread_cond_signal(&g_cv);
+    pthread_mutex_unlock(&g_mu);
+    for (;;)
+        pause();
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
-    struct cl cl;
     CUcontext ctx;
     CUmodule mod;
     CUfunction fa, fb;
@@ -30,23 +92,29 @@ int main(int argc, char **argv)
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     CUresult r;
     long e = 0, c = -1, gl = -1, hold = 0, i;
-    int ptds = 0, a;
+    int ptds = 0, in_thread = 0, exit_capturing = 0, a;
     app_prog = "app_capture";
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--ptds")) ptds = 1;
         else if (!strcmp(argv[a], "--eager") && a + 1 < argc) e = app_long(argv[++a], "E");
         else if (!strcmp(argv[a], "--hold") && a + 1 < argc) hold = app_long(argv[++a], "MS");
+        else if (!strcmp(argv[a], "--release-in-thread")) in_thread = 1;
+        else if (!strcmp(argv[a], "--exit-capturing")) exit_capturing = 1;
         else if (c < 0) c = app_long(argv[a], "C");
         else if (gl < 0) gl = app_long(argv[a], "G");
         else {
-            fprintf(stderr, "usage: %s [--ptds] [--eager E] [--hold MS] C G\n", app_prog);
+            fprintf(stderr, "usage: %s [--ptds] [--eager E] [--hold MS] [--release-in-thread] C G\n",
+                    app_prog);
             return 2;
         }
     }
     if (c < 0 || gl < 0) {
-        fprintf(stderr, "usage: %s [--ptds] [--eager E] [--hold MS] C G\n", app_prog);
+        fprintf(stderr, "usage: %s [--ptds] [--eager E] [--hold MS] [--release-in-thread] C G\n",
+                app_prog);
         return 2;
     }
+    if (exit_capturing)
+        atexit(report_capture_at_exit); /* before CUDA's and any tool's: runs after them */
     cl_load(&cl);
     cl_init_primary(&cl, &ctx);
     CK(cl.ModuleLoadData(&mod, "cap_a=125000;cap_b=250000"));
@@ -57,9 +125,27 @@ int main(int argc, char **argv)
     for (i = 0; i < e; i++)
         CK((ptds ? cl.LaunchPt : cl.Launch)(fa, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
 
+    if (exit_capturing) {
+        pthread_t th;
+        CK(cl.StreamCreate(&g_stream, CU_STREAM_NON_BLOCKING));
+        g_captured = c;
+        pthread_create(&th, NULL, capture_forever, ctx);
+        pthread_mutex_lock(&g_mu);
+        while (!g_capturing)
+            pthread_cond_wait(&g_cv, &g_mu);
+        pthread_mutex_unlock(&g_mu);
+        printf("kernel cap_a eager %ld\n", e);
+        printf("exiting while another thread captures %ld launches\n", c);
+        exit(0);
+    }
     CK((ptds ? cl.StreamBeginCapturePt : cl.StreamBeginCapture)(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     for (i = 0; i < c; i++)
         CK((ptds ? cl.LaunchPt : cl.Launch)(i % 2 ? fb : fa, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+    if (in_thread) {
+        pthread_t th;
+        pthread_create(&th, NULL, retain_release, NULL);
+        pthread_join(th, NULL);
+    }
     if (hold > 0) {
         struct timespec ts = { hold / 1000, (hold % 1000) * 1000000L };
         nanosleep(&ts, NULL);

@@ -41,6 +41,28 @@ run_ktime kh KTIME_OUTPUT="$tmp/h.json" KTIME_WARMUP=0 "$E2E_BIN/app_capture" --
 check "capture held open 100 ms: EndCapture still succeeds" same_run bh kh
 check "capture held open 100 ms: 6 captured" jc "$tmp/h.json" totals.captured == 6
 
+# Another thread releases the primary context while the capture is held and timed pairs are
+# still pending: ktime folds them in on that thread, whose queries must not break the capture
+# (it runs them in the thread-local capture mode).
+run_plain br "$E2E_BIN/app_capture" --release-in-thread --hold 50 --eager 3 6 4
+run_ktime kr KTIME_OUTPUT="$tmp/r.json" KTIME_WARMUP=0 FAKECUDA_COMPLETE_DELAY_US=300000 \
+    "$E2E_BIN/app_capture" --release-in-thread --hold 50 --eager 3 6 4
+check "context released in another thread during a capture: EndCapture still succeeds" same_run br kr
+check "... the 3 eager launches and 4 graph launches timed, the 6 captured ones counted" \
+    sh -c "'$JCHECK' '$tmp/r.json' totals.timed == 7 && '$JCHECK' '$tmp/r.json' totals.captured == 6"
+
+# The program exits while another thread holds a global-mode capture and timed pairs are still
+# pending: ktime's exit drain runs on the exiting thread, in the thread-local capture mode, and
+# must leave the capture alone (the program's own atexit handler, run after ktime's, looks).
+run_plain be FAKECUDA_ATEXIT_DEINIT=0 "$E2E_BIN/app_capture" --exit-capturing --eager 3 6 0
+run_ktime ke KTIME_OUTPUT="$tmp/e.json" KTIME_WARMUP=0 FAKECUDA_ATEXIT_DEINIT=0 \
+    FAKECUDA_COMPLETE_DELAY_US=300000 "$E2E_BIN/app_capture" --exit-capturing --eager 3 6 0
+check "exit while another thread captures: the capture is still active after ktime's exit" \
+    grep -qx 'capture_at_exit active' "$tmp/ke.out"
+check "... same output as without ktime" same_run be ke
+check "... the 3 pending eager launches timed at exit, the 6 captured counted" \
+    sh -c "'$JCHECK' '$tmp/e.json' totals.timed == 3 && '$JCHECK' '$tmp/e.json' totals.captured == 6 && '$JCHECK' '$tmp/e.json' totals.incomplete_at_exit == 0"
+
 # Capture with warmup still pending: the launches must not be bracketed either.
 run_plain b2 "$E2E_BIN/app_capture" 6 2
 run_ktime k2 KTIME_OUTPUT="$tmp/w.json" KTIME_WARMUP=2 "$E2E_BIN/app_capture" 6 2

@@ -40,6 +40,7 @@ void cl_load(struct cl *c)
     *(void **)&c->Init = get(gpa, "cuInit", 2000, 0);
     *(void **)&c->DeviceGet = get(gpa, "cuDeviceGet", 2000, 0);
     *(void **)&c->PrimaryRetain = get(gpa, "cuDevicePrimaryCtxRetain", 7000, 0);
+    *(void **)&c->PrimaryRelease = get(gpa, "cuDevicePrimaryCtxRelease", 11000, 0);
     *(void **)&c->CtxSetCurrent = get(gpa, "cuCtxSetCurrent", 4000, 0);
     *(void **)&c->CtxSynchronize = get(gpa, "cuCtxSynchronize", 2000, 0);
     *(void **)&c->ModuleLoadData = get(gpa, "cuModuleLoadData", 2000, 0);

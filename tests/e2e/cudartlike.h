@@ -13,6 +13,7 @@ struct cl {
     CUresult (*Init)(unsigned);
     CUresult (*DeviceGet)(CUdevice *, int);
     CUresult (*PrimaryRetain)(CUcontext *, CUdevice);
+    CUresult (*PrimaryRelease)(CUdevice);
     CUresult (*CtxSetCurrent)(CUcontext);
     CUresult (*CtxSynchronize)(void);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
