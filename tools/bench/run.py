@@ -443,8 +443,10 @@ def render(data, summ, targets, rows):
                                                                   meta.get("ktime_build") or "build unknown",
                                                                   meta.get("bin", "?"),
                                                          meta.get("torch", "?")))
-    L.append("- repetitions: %s (configurations interleaved, median reported); wall time %s s"
-             % (p.get("reps", "?"), fmt(meta.get("wall_s"), "%.0f")))
+    other = ", ".join("%s %s" % (k[5:], v) for k, v in sorted(p.items())
+                      if k.startswith("reps_") and v != p.get("reps"))
+    L.append("- repetitions: %s%s (configurations interleaved, median reported); wall time %s s"
+             % (p.get("reps", "?"), " (%s)" % other if other else "", fmt(meta.get("wall_s"), "%.0f")))
     if meta.get("notes"):
         for n in meta["notes"]:
             L.append("- note: %s" % n)
@@ -967,7 +969,7 @@ class Runner:
         if need > self.left():
             self.note("part %s skipped: needs about %.0f s, %.0f s left" % (workload, need, self.left()))
             return
-        if reps != self.a.reps:
+        if reps != self.a.part_reps.get(workload, self.a.reps):
             self.note("part %s: %d repetitions (budget)" % (workload, reps))
         log("== %s: %d configs x %d reps%s (about %.0f s)" % (
             workload, len(cfgs), reps,
@@ -1082,7 +1084,7 @@ class Runner:
             if w == "long":
                 self.long_part()
                 continue
-            self.part(w, a.reps, est.get(w, 2.0) * 1.3)
+            self.part(w, a.part_reps.get(w, a.reps), est.get(w, 2.0) * 1.3)
             if w == "launch" and self.left() > est.get(w, 2.0) * 1.3 + self.reserve(w):
                 self.drain_breakdown()
 
@@ -1363,6 +1365,8 @@ def main():
     ap.add_argument("--bin", help="folder with bench and libcuptitrace.so (tools/bench/build.sh OUTDIR)")
     ap.add_argument("--out", help="folder for bench.json, bench.md, overhead.svg")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--part-reps", default="", metavar="PART=N,...",
+                    help="repetitions for some parts instead of --reps, e.g. torch=9 (a noisy part)")
     ap.add_argument("--budget-s", type=float, default=450.0, help="total wall-time budget (s)")
     ap.add_argument("--parts", default=",".join(PARTS), help="subset of " + ",".join(PARTS))
     ap.add_argument("--launch-n", type=int, default=200000)
@@ -1395,6 +1399,12 @@ def main():
     if not (a.lib and a.bin and a.out):
         ap.error("--lib, --bin and --out are required (or --analyze-only / --selftest)")
     a.parts = [p for p in a.parts.split(",") if p]
+    try:
+        a.part_reps = {k: int(v) for k, v in (x.split("=") for x in a.part_reps.split(",") if x)}
+    except ValueError:
+        ap.error("--part-reps: want PART=N,... (e.g. torch=9)")
+    if any(k not in PARTS or v < 1 for k, v in a.part_reps.items()):
+        ap.error("--part-reps: parts are %s, repetitions at least 1" % ",".join(PARTS))
     if not a.fake_build and a.lib:
         tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(a.lib))))
         if a.lib.endswith(os.path.join("src", ".libs", "libktime.so")) and \
