@@ -115,15 +115,16 @@ static void measure(const char *name, int pairs, CUevent *ev, int what)
     printf("%s_ns %.1f ns\n%s_cpu_ns %.1f ns\n", name, median(wall, REPS), name, median(cpu, REPS));
 }
 
-/* Records every pair again on s (one empty kernel in each) and waits for them. */
-static void record_pairs(CUstream s, CUevent *ev, int pairs)
+/* Records every pair again on s (one empty kernel in each); with sync, waits for them. */
+static void record_pairs(CUstream s, CUevent *ev, int pairs, int sync)
 {
     for (int i = 0; i < pairs; i++) {
         CK(cuEventRecord(ev[2 * i], s));
         CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
         CK(cuEventRecord(ev[2 * i + 1], s));
     }
-    CK(cuStreamSynchronize(s));
+    if (sync)
+        CK(cuStreamSynchronize(s));
 }
 
 /* One pass over pairs never asked about: per-call wall and CPU ns. what: 0 query, 1 elapsed */
@@ -140,11 +141,7 @@ static void measure_fresh(const char *name, int pairs, CUevent *ev, int what)
 static void measure_nosync(const char *name, CUstream s, int pairs, CUevent *ev, int what)
 {
     float ms;
-    for (int i = 0; i < pairs; i++) {
-        CK(cuEventRecord(ev[2 * i], s));
-        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
-        CK(cuEventRecord(ev[2 * i + 1], s));
-    }
+    record_pairs(s, ev, pairs, 0);
     while (cuEventQuery(ev[2 * pairs - 1]) == CUDA_ERROR_NOT_READY) {
         struct timespec ts = { 0, 100 * 1000 };
         nanosleep(&ts, NULL);
@@ -241,11 +238,7 @@ int main(int argc, char **argv)
         CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
     CK(cuStreamSynchronize(s));
     double w0 = now_ns(CLOCK_MONOTONIC);
-    for (int i = 0; i < pairs; i++) {
-        CK(cuEventRecord(ev[2 * i], s));
-        CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
-        CK(cuEventRecord(ev[2 * i + 1], s));
-    }
+    record_pairs(s, ev, pairs, 0);
     printf("record_pair_ns %.1f ns\n", (now_ns(CLOCK_MONOTONIC) - w0) / pairs);
     CK(cuStreamSynchronize(s));
 
@@ -254,7 +247,7 @@ int main(int argc, char **argv)
     measure("query", pairs, ev, 0);
     measure("elapsed", pairs, ev, 1);
     /* The same pairs recorded again, then queried first. */
-    record_pairs(s, ev, pairs);
+    record_pairs(s, ev, pairs, 1);
     measure_fresh("query_fresh", pairs, ev, 0);
     nosync_set("", s, pairs, ev);
 
@@ -264,9 +257,9 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, busy_main, &launched);
     struct timespec ts = { 0, 50 * 1000 * 1000 };
     nanosleep(&ts, NULL);
-    record_pairs(s, ev, pairs);
+    record_pairs(s, ev, pairs, 1);
     measure_fresh("elapsed_fresh_busy", pairs, ev, 1);
-    record_pairs(s, ev, pairs);
+    record_pairs(s, ev, pairs, 1);
     measure_fresh("query_fresh_busy", pairs, ev, 0);
     nosync_set("_busy", s, pairs, ev);
     measure("query_busy", pairs, ev, 0);
