@@ -29,7 +29,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
         pthread_cond_init(&d->wake_cv, &ca);
         pthread_condattr_destroy(&ca);
     }
-    d->timed = false;
+    d->self_timing = false;
     d->passes = d->queries = d->queries_pending = d->elapsed_calls = 0;
     d->query_ns = d->elapsed_ns = d->pass_ns = d->cpu_ns = 0;
 }
@@ -39,7 +39,7 @@ static uint64_t clock_ns(const struct drain *d, clockid_t c)
 {
     struct timespec ts;
 
-    if (!d->timed || clock_gettime(c, &ts) != 0)
+    if (!d->self_timing || clock_gettime(c, &ts) != 0)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

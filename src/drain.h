@@ -41,10 +41,10 @@ struct drain {
     bool started;
     _Atomic int stop;
     /* What the drain cost, for KTIME_LOG=debug: written by whoever drains, read at exit.
-     * The *_ns times are wall time inside the calls, kept only when `timed` is set (two
+     * The *_ns times are wall time inside the calls, kept only when `self_timing` is set (two
      * clock reads per driver call, on the drain thread only); cpu_ns is the drain thread's
      * own CPU time over its passes. */
-    bool timed;
+    bool self_timing;
     uint64_t passes, queries, queries_pending, elapsed_calls;
     uint64_t query_ns, elapsed_ns, pass_ns, cpu_ns;
 };

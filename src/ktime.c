@@ -63,7 +63,7 @@ __attribute__((constructor)) static void ktime_init(void)
         return;
     }
     drain_init(&kt.drain, &driver_event_ops);
-    kt.drain.timed = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
+    kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     pthread_atfork(NULL, NULL, on_fork_child);
     atomic_store(&kt.phase, PHASE_ON);
 }
