@@ -30,24 +30,31 @@ static void parse_long(const char *(*get)(const char *), const char *name, long 
     *out = v;
 }
 
-static void parse_bool(const char *(*get)(const char *), const char *name, bool *out)
+/* Sets *out from a boolean word; false (and *out untouched) when s is none. */
+static bool parse_bool_value(const char *s, bool *out)
 {
     static const char *const yes[] = { "1", "yes", "true", "on" };
     static const char *const no[] = { "0", "no", "false", "off" };
-    const char *s = get(name);
 
-    if (!s)
-        return;
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
         if (strcasecmp(s, yes[i]) == 0) {
             *out = true;
-            return;
+            return true;
         }
         if (strcasecmp(s, no[i]) == 0) {
             *out = false;
-            return;
+            return true;
         }
     }
+    return false;
+}
+
+static void parse_bool(const char *(*get)(const char *), const char *name, bool *out)
+{
+    const char *s = get(name);
+
+    if (!s || parse_bool_value(s, out))
+        return;
     log_warn("%s='%s' is not one of 1/0, yes/no, true/false, on/off; using %d", name, s,
              *out ? 1 : 0);
 }
@@ -73,7 +80,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .exit_wait_ms = CONFIG_DEFAULT_EXIT_WAIT_MS,
         .max_kernels = CONFIG_DEFAULT_MAX_KERNELS,
         .signals = true,
-        .gate = true,
+        .gate = GATE_AUTO,
     };
 
     /* KTIME_LOG first: it decides whether the other warnings are shown. */
@@ -98,7 +105,19 @@ void config_load(struct config *c, const char *(*get)(const char *))
     parse_long(get, "KTIME_EXIT_WAIT_MS", 0, 600000, &c->exit_wait_ms);
     parse_long(get, "KTIME_MAX_KERNELS", 16, 1L << 24, &c->max_kernels);
     parse_bool(get, "KTIME_SIGNALS", &c->signals);
-    parse_bool(get, "KTIME_GATE", &c->gate);
+    s = get("KTIME_GATE");
+    if (s) {
+        bool on = c->gate != GATE_OFF;
+        if (strcasecmp(s, "auto") == 0) {
+            c->gate = GATE_AUTO;
+        } else if (parse_bool_value(s, &on)) {
+            c->gate = on ? GATE_ON : GATE_OFF;
+        } else {
+            log_warn("KTIME_GATE='%s' is not one of auto, 1/0, yes/no, true/false, on/off; "
+                     "using auto", s);
+            c->gate = GATE_AUTO;
+        }
+    }
 
     s = get("KTIME_OUTPUT");
     if (s && *s) {

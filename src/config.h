@@ -6,6 +6,14 @@
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON };
 
+/* KTIME_GATE: whether a timed launch's stream is held until the launch is queued. */
+enum gate_mode {
+    GATE_OFF,  /* never: a launch reaching an idle stream also times its submission */
+    GATE_ON,   /* every timed launch (but a kernel's first in a context) */
+    GATE_AUTO  /* only where the stream may be idle; elsewhere the launch is checked after
+                * it is queued instead, and dropped if its start event had already fired */
+};
+
 struct config {
     bool disable;            /* KTIME_DISABLE: pure pass-through */
     long warmup;             /* KTIME_WARMUP: launches of each kernel left untimed */
@@ -16,7 +24,7 @@ struct config {
     long exit_wait_ms;       /* KTIME_EXIT_WAIT_MS: bound on waiting for pending events */
     long max_kernels;        /* KTIME_MAX_KERNELS: distinct kernels tracked */
     bool signals;            /* KTIME_SIGNALS: write the report on SIGINT/SIGTERM/SIGHUP */
-    bool gate;               /* KTIME_GATE: hold the stream until the launch is queued */
+    enum gate_mode gate;     /* KTIME_GATE: hold the stream until the launch is queued */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5

@@ -122,8 +122,10 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
         if (a)
             a->forced++;
     } else if (r == 0) {
-        if (a)
+        if (a) {
             stats_add(&a->st, (double)ms * 1000.0);
+            a->ungated += !s->gen;
+        }
     } else if (a) {
         a->errors++;
     }

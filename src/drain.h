@@ -23,6 +23,7 @@ struct agg {
     struct stats st;       /* timed samples, in microseconds */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */
     uint64_t forced;       /* samples voided by the gate watchdog (counted as dropped) */
+    uint64_t ungated;      /* samples of launches that were not gated (in st) */
     uint64_t incomplete;   /* pairs still pending when the exit wait ran out */
     UT_hash_handle hh;
 };

@@ -139,7 +139,7 @@ static void gate_alloc(volatile uint32_t **host, uint64_t *dev)
     void *h = NULL;
 
     *host = NULL;
-    if (!kt.cfg.gate || !drv.MemHostAlloc || !drv.MemHostGetDevicePointer ||
+    if (kt.cfg.gate == GATE_OFF || !drv.MemHostAlloc || !drv.MemHostGetDevicePointer ||
         !drv.StreamWaitValue32)
         return;
     if (drv.MemHostAlloc(&h, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
@@ -536,6 +536,7 @@ static struct report_kernel *build_kernels(struct report *r, size_t *count, bool
         ks[row - 1].dropped += a->errors + a->forced;
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
         ks[row - 1].incomplete += a->incomplete;
+        ks[row - 1].ungated += a->ungated;
         r->drops[DROP_EVENT_ERROR] += a->errors;
     }
     HASH_ITER(hh, byname, nr, tmp) {
@@ -600,7 +601,7 @@ static void report_finish(bool from_drain_thread)
     r.argv = argv;
     r.pid = (long)getpid();
     r.warmup = kt.cfg.warmup;
-    r.gated = kt.cfg.gate;
+    r.gate = kt.cfg.gate == GATE_AUTO ? "auto" : kt.cfg.gate == GATE_ON ? "on" : "off";
     r.devices = kt.devices;
     r.ndevices = atomic_load(&kt.ndevices);
     for (int i = 0; i < DROP_NREASONS; i++)

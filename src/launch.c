@@ -17,6 +17,58 @@ __thread int launch_busy __attribute__((tls_model("initial-exec")));
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
 
+/* KTIME_GATE=auto. A gate costs about 2 us of GPU time per launch (H200), and it is only
+ * needed where the stream may be idle when the start event reaches the GPU. Where the GPU is
+ * behind, the start event, the kernel and the stop event are all queued before the GPU gets
+ * to the start event, and the interval is the same as with a gate. So each thread keeps, per
+ * stream it launches on (a few, in a small direct-mapped table), whether the GPU was found
+ * behind there:
+ *  - gated (the initial state): every GATE_PROBE_EVERY-th gated launch queries, before
+ *    opening its gate, the stop event of the stream's previous timed launch; still pending
+ *    means the GPU is behind, and the stream's next launches go ungated;
+ *  - ungated: once the stop event is queued, the launch queries its own start event. Still
+ *    pending proves the whole bracket was queued before the GPU reached it: the sample is
+ *    exact. Already fired (or any error) means the stream had gone idle: the sample may
+ *    include submission time, so it is dropped (gate_late) and the stream is gated again.
+ * A hint is only a hint: a stale one costs a dropped sample, never a wrong one. The queries
+ * run in RELAXED capture mode so that they never invalidate another thread's capture. */
+#define GATE_HINTS 8
+#define GATE_PROBE_EVERY 16
+
+struct gate_hint {
+    uintptr_t stream;      /* the launch stream's handle (the per-thread stream explicit) */
+    struct pool *pool;     /* its context's pool: events of a pool are never destroyed while
+                            * it serves launches */
+    void *last_stop;       /* stop event of this thread's last timed launch there, or NULL */
+    uint32_t probe;        /* gated launches since the last probe */
+    bool ungated;          /* the GPU was found behind: launch without a gate */
+};
+
+static __thread struct gate_hint tls_hints[GATE_HINTS] __attribute__((tls_model("initial-exec")));
+
+static struct gate_hint *hint_for(CUstream s, struct pool *p)
+{
+    uintptr_t key = (uintptr_t)s;
+    struct gate_hint *h = &tls_hints[(key >> 4 ^ key >> 12) & (GATE_HINTS - 1)];
+
+    if (h->stream != key || h->pool != p)
+        *h = (struct gate_hint){ .stream = key, .pool = p };
+    return h;
+}
+
+/* cuEventQuery from a program thread: CUDA_SUCCESS, CUDA_ERROR_NOT_READY or an error. */
+static CUresult query_relaxed(void *ev)
+{
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    CUresult r;
+
+    if (!driver_swap_capture_mode(&mode))
+        return CUDA_ERROR_NOT_SUPPORTED; /* querying in GLOBAL mode could break a capture */
+    r = drv.EventQuery((CUevent)ev);
+    driver_swap_capture_mode(&mode);
+    return r;
+}
+
 static inline void drop(struct ktab_entry *k, int reason)
 {
     atomic_fetch_add_explicit(&kt.drops[reason], 1, memory_order_relaxed);
@@ -114,6 +166,9 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
      * the stream; nor is its first launch in a further context when KTIME_WARMUP=0 (see
      * below). Whatever else blocks behind a gate, the watchdog opens it. */
     p->slots[slot].gen = 0; /* this launch's gate value; 0: not gated */
+    L->hint = NULL;
+    L->probe = NULL;
+    L->verify = false;
     if (p->seen) {
         uint32_t id = ktab_id(&kt.ktab, k);
         uint64_t bit = (uint64_t)1 << (id & 63);
@@ -133,7 +188,19 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             }
         }
     }
-    if (p->gate_host && kt.cfg.gate && !first) {
+    bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;
+    if (gate && kt.cfg.gate == GATE_AUTO) {
+        struct gate_hint *h = hint_for(es, p);
+        L->hint = h;
+        if (h->ungated) {
+            gate = false;
+            L->verify = true;
+        } else if (h->last_stop && ++h->probe >= GATE_PROBE_EVERY) {
+            h->probe = 0;
+            L->probe = h->last_stop;
+        }
+    }
+    if (gate) {
         struct pool_slot *sl = &p->slots[slot];
         uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
         sl->seq = gen;
@@ -184,11 +251,27 @@ void launch_end(struct launch *L, CUresult r)
     }
     launch_busy = 1;
     CUresult stop = drv.EventRecord((CUevent)s->stop, L->stream);
+    struct gate_hint *h = L->hint;
+    /* Still pending behind our closed gate: the GPU is behind on this stream. */
+    if (L->probe && stop == CUDA_SUCCESS && query_relaxed(L->probe) == CUDA_ERROR_NOT_READY)
+        h->ungated = true;
     gate_open(L);
     if (stop != CUDA_SUCCESS) {
         pool_release(L->pool, L->slot);
         drop(L->k, DROP_EVENT_ERROR);
+        if (h)
+            h->last_stop = NULL;
+    } else if (L->verify && query_relaxed(s->start) != CUDA_ERROR_NOT_READY) {
+        /* The start event had fired before the bracket was queued: the stream was idle. The
+         * pair may still be pending; recording it again later is allowed. */
+        pool_release(L->pool, L->slot);
+        drop(L->k, DROP_GATE_LATE);
+        h->ungated = false;
+        h->probe = 0;
+        h->last_stop = NULL;
     } else {
+        if (h)
+            h->last_stop = s->stop;
         s->kernel = ktab_id(&kt.ktab, L->k);
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy

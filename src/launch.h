@@ -8,11 +8,16 @@
 
 #include "state.h"
 
+struct gate_hint;
+
 struct launch {
     struct ktab_entry *k;
     struct pool *pool;
     uint32_t slot;
     CUstream stream;       /* where the events go: the per-thread stream made explicit */
+    struct gate_hint *hint; /* KTIME_GATE=auto: what this thread knows of the stream */
+    void *probe;           /* stop event of the stream's previous timed launch, to query */
+    bool verify;           /* not gated: check the start event is still pending once queued */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */

@@ -125,8 +125,13 @@ static void free_rows(struct row *rows, size_t n)
     free(rows);
 }
 
+static bool gate_is(const struct report *r, const char *mode)
+{
+    return strcmp(r->gate ? r->gate : "off", mode) == 0;
+}
+
 struct totals {
-    uint64_t calls, timed, warmup, captured, dropped, failed, incomplete;
+    uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -144,12 +149,14 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.dropped += rows[i].k->dropped;
         t.failed += rows[i].k->failed;
         t.incomplete += rows[i].k->incomplete;
+        t.ungated += rows[i].k->ungated;
     }
     return t;
 }
 
 static const char *const drop_names[DROP_NREASONS] = {
     "pool_exhausted", "event_error", "no_context", "table_full", "shutdown", "gate_timeout",
+    "gate_late",
 };
 
 static int finish(FILE *f)
@@ -221,8 +228,11 @@ int report_write_text(FILE *f, struct report *r)
     fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
                "         each interval includes the GPU's grid launch latency (a few us)\n");
     fprintf(f, "gate     %s\n\n",
-            r->gated ? "on: the stream is held until the launch is queued (KTIME_GATE)"
-                     : "off: a launch reaching an idle stream also counts its submission time");
+            gate_is(r, "auto")
+                ? "auto: a stream that may be idle is held until the launch is queued; on a busy\n"
+                  "         one each launch is checked to be queued before its start (KTIME_GATE)"
+            : gate_is(r, "on") ? "on: the stream is held until the launch is queued (KTIME_GATE)"
+                               : "off: a launch reaching an idle stream also counts its submission time");
 
     fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Calls",
             "Warmup", "Timed", "Mean us", "Min us", "Max us", "Stddev us", "Kernel");
@@ -292,6 +302,9 @@ int report_write_text(FILE *f, struct report *r)
                     (unsigned long long)r->drops[i]);
         fputc('\n', f);
     }
+    if (t.ungated && !gate_is(r, "off"))
+        fprintf(f, "ungated  %llu of the timed launches found the GPU behind (or were a kernel's first)\n",
+                (unsigned long long)t.ungated);
     fprintf(f, "timed    %.3f ms in all\n", grand / 1000.0);
     if (r->note)
         fprintf(f, "note     %s\n", r->note);
@@ -347,8 +360,8 @@ int report_write_json(FILE *f, struct report *r)
         json_str(f, r->argv[i]);
     }
     fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"launch_gate\": %s,\n"
-               "  \"warmup\": %ld,\n",
-            r->pid, r->gated ? "true" : "false", r->warmup);
+               "  \"launch_gate_mode\": \"%s\",\n  \"warmup\": %ld,\n",
+            r->pid, gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off", r->warmup);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
@@ -377,11 +390,11 @@ int report_write_json(FILE *f, struct report *r)
         fprintf(f,
                 "],\n      \"calls\": %llu,\n      \"warmup_skipped\": %llu,\n"
                 "      \"captured\": %llu,\n      \"dropped\": %llu,\n      \"failed\": %llu,\n"
-                "      \"incomplete\": %llu,\n      \"timed\": %llu,\n",
+                "      \"incomplete\": %llu,\n      \"timed\": %llu,\n      \"ungated\": %llu,\n",
                 (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
                 (unsigned long long)k->captured, (unsigned long long)k->dropped,
                 (unsigned long long)k->failed, (unsigned long long)k->incomplete,
-                (unsigned long long)w->all.n);
+                (unsigned long long)w->all.n, (unsigned long long)k->ungated);
         fprintf(f, "      \"total_ms\": ");
         json_num(f, w->all.sum / 1000.0);
         fprintf(f, ",\n      \"percent\": ");
@@ -421,11 +434,11 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");
     fprintf(f,
             "  \"totals\": {\n    \"launches_seen\": %llu,\n    \"timed\": %llu,\n"
-            "    \"warmup_skipped\": %llu,\n    \"captured\": %llu,\n    \"dropped\": %llu,\n"
+            "    \"ungated\": %llu,\n    \"warmup_skipped\": %llu,\n    \"captured\": %llu,\n    \"dropped\": %llu,\n"
             "    \"dropped_reasons\": {",
             (unsigned long long)t.calls, (unsigned long long)t.timed,
-            (unsigned long long)t.warmup, (unsigned long long)t.captured,
-            (unsigned long long)t.dropped);
+            (unsigned long long)t.ungated, (unsigned long long)t.warmup,
+            (unsigned long long)t.captured, (unsigned long long)t.dropped);
     for (int i = 0; i < DROP_NREASONS; i++)
         fprintf(f, "%s \"%s\": %llu", i ? "," : "", drop_names[i],
                 (unsigned long long)r->drops[i]);

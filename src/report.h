@@ -24,6 +24,7 @@ struct report_kernel {
     int kind;               /* enum report_kind */
     uint64_t calls, captured, dropped, failed, incomplete;
     uint64_t warmup_skipped;
+    uint64_t ungated;       /* timed samples whose launch was not gated (of the timed ones) */
     struct stats *per_dev;  /* one per report.devices entry, in microseconds */
 };
 
@@ -34,6 +35,7 @@ enum report_drop {
     DROP_TABLE_FULL,        /* more distinct kernels than KTIME_MAX_KERNELS */
     DROP_SHUTDOWN,          /* reserved, never counted yet: launches during the report are not seen */
     DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
+    DROP_GATE_LATE,         /* KTIME_GATE=auto, not gated: the stream had gone idle */
     DROP_NREASONS
 };
 
@@ -44,7 +46,7 @@ struct report {
     int argc;
     long pid;
     long warmup;
-    int gated;                      /* launch gates on (KTIME_GATE) */
+    const char *gate;               /* KTIME_GATE as used: "auto", "on" or "off" */
     const struct report_device *devices;
     int ndevices;
     struct report_kernel *kernels;  /* the writer sorts them in place */

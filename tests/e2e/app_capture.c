@@ -1,6 +1,7 @@
 /* app_capture.c - captures launches into a graph, then replays it.
  *
- * usage: app_capture [--ptds] [--eager E] [--hold MS] [--release-in-thread | --exit-capturing] C G
+ * usage: app_capture [--ptds] [--eager E] [--hold MS] [--release-in-thread | --exit-capturing]
+ *                    [--launch-in-thread N] C G
  *   E eager launches of cap_a (125000 ns) first (default 0); then on a created stream (or,
  *   with --ptds, the per-thread default stream) begins a global-mode capture, makes C
  *   launches alternating cap_a / cap_b (250000 ns), ends the capture, adds one empty node to
@@ -13,7 +14,10 @@
  *   begins the global-mode capture, makes the C launches into it and never ends it; the main
  *   thread exits meanwhile, and an atexit handler registered before CUDA starts (so it runs
  *   after every handler registered later: run with FAKECUDA_ATEXIT_DEINIT=0) prints
- *   "capture_at_exit active" or "invalidated". Prints the capture
+ *   "capture_at_exit active" or "invalidated". --launch-in-thread N: while the capture is held, another thread (in the
+ *   default global capture mode) launches cap_a N times back to back on a stream of its own
+ *   and synchronizes it (a tool checking those launches from that thread must not break the
+ *   capture); prints "kernel cap_a eager E+N". Prints the capture
  *   status seen during capture, whether EndCapture succeeded, and the counts. Exits 1 if
  *   anything fails.
  */
@@ -43,6 +47,22 @@ static void *retain_release(void *arg)
     CK(cl.DeviceGet(&dev, 0));
     CK(cl.PrimaryRetain(&c, dev));
     CK(cl.PrimaryRelease(dev));
+    return NULL;
+}
+
+static CUfunction g_fa;
+static long g_thread_launches;
+
+/* --launch-in-thread: ordinary launches from another thread while the capture is open. */
+static void *launch_beside(void *arg)
+{
+    CUstream t;
+    CK(cl.CtxSetCurrent(arg));
+    CK(cl.StreamCreate(&t, CU_STREAM_NON_BLOCKING));
+    for (long i = 0; i < g_thread_launches; i++)
+        CK(cl.Launch(g_fa, 1, 1, 1, 32, 1, 1, 0, t, NULL, NULL));
+    CK(cl.StreamSynchronize(t));
+    CK(cl.StreamDestroy(t));
     return NULL;
 }
 
@@ -100,6 +120,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--hold") && a + 1 < argc) hold = app_long(argv[++a], "MS");
         else if (!strcmp(argv[a], "--release-in-thread")) in_thread = 1;
         else if (!strcmp(argv[a], "--exit-capturing")) exit_capturing = 1;
+        else if (!strcmp(argv[a], "--launch-in-thread") && a + 1 < argc)
+            g_thread_launches = app_long(argv[++a], "N");
         else if (c < 0) c = app_long(argv[a], "C");
         else if (gl < 0) gl = app_long(argv[a], "G");
         else {
@@ -120,6 +142,7 @@ int main(int argc, char **argv)
     CK(cl.ModuleLoadData(&mod, "cap_a=125000;cap_b=250000"));
     CK(cl.ModuleGetFunction(&fa, mod, "cap_a"));
     CK(cl.ModuleGetFunction(&fb, mod, "cap_b"));
+    g_fa = fa;
     if (!ptds)
         CK(cl.StreamCreate(&s, CU_STREAM_NON_BLOCKING));
     for (i = 0; i < e; i++)
@@ -146,6 +169,11 @@ int main(int argc, char **argv)
         pthread_create(&th, NULL, retain_release, NULL);
         pthread_join(th, NULL);
     }
+    if (g_thread_launches > 0) {
+        pthread_t th;
+        pthread_create(&th, NULL, launch_beside, ctx);
+        pthread_join(th, NULL);
+    }
     if (hold > 0) {
         struct timespec ts = { hold / 1000, (hold % 1000) * 1000000L };
         nanosleep(&ts, NULL);
@@ -170,7 +198,7 @@ int main(int argc, char **argv)
     if (s)
         CK(cl.StreamDestroy(s));
     CK(cl.ModuleUnload(mod));
-    printf("kernel cap_a eager %ld\n", e);
+    printf("kernel cap_a eager %ld\n", e + g_thread_launches);
     printf("captured_launches %ld\n", c);
     printf("graph_launches %ld\n", gl);
     return 0;

@@ -63,6 +63,17 @@ check "... same output as without ktime" same_run be ke
 check "... the 3 pending eager launches timed at exit, the 6 captured counted" \
     sh -c "'$JCHECK' '$tmp/e.json' totals.timed == 3 && '$JCHECK' '$tmp/e.json' totals.captured == 6 && '$JCHECK' '$tmp/e.json' totals.incomplete_at_exit == 0"
 
+# Another thread launches on a busy stream of its own while the capture is held: with
+# KTIME_GATE=auto its launches go ungated and each is checked with a cuEventQuery on that
+# thread, which must not break the capture (it runs in the relaxed capture mode).
+run_plain bt "$E2E_BIN/app_capture" --launch-in-thread 40 --hold 20 --eager 3 6 4
+run_ktime kt KTIME_OUTPUT="$tmp/t.json" KTIME_WARMUP=0 FAKECUDA_COMPLETE_DELAY_US=300000 \
+    "$E2E_BIN/app_capture" --launch-in-thread 40 --hold 20 --eager 3 6 4
+check "launches checked in another thread during a capture: EndCapture still succeeds" same_run bt kt
+check "... 3 + 40 eager and 4 graph launches timed, the 6 captured counted" \
+    sh -c "'$JCHECK' '$tmp/t.json' totals.timed == 47 && '$JCHECK' '$tmp/t.json' totals.captured == 6"
+check "... most of the thread's launches were ungated (checked by query)" jc "$tmp/t.json" totals.ungated '>=' 20
+
 # Capture with warmup still pending: the launches must not be bracketed either.
 run_plain b2 "$E2E_BIN/app_capture" 6 2
 run_ktime k2 KTIME_OUTPUT="$tmp/w.json" KTIME_WARMUP=2 "$E2E_BIN/app_capture" 6 2

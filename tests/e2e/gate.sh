@@ -9,7 +9,8 @@ need_ktime
 A=$E2E_BIN/app_cudart
 fval() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
-# Ordinary kernels: every timed launch is gated, every gate opened, samples exact.
+# KTIME_GATE=auto (the default) on a stream the GPU keeps up with (the fake completes events
+# at once): every timed launch is gated, every gate opened, samples exact.
 run_plain b "$A" k=125000:60
 run_ktime k KTIME_OUTPUT="$tmp/g.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/g.cnt" "$A" k=125000:60
 check "gated: same exit status and stdout" same_run b k
@@ -38,6 +39,41 @@ run_ktime k0 KTIME_OUTPUT="$tmp/g0.json" KTIME_WARMUP=0 KTIME_GATE=0 FAKECUDA_CO
     "$A" k=125000:60
 check "KTIME_GATE=0: no stream waits" sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/g0.cnt')\" = 0 ]"
 check "KTIME_GATE=0: all 60 timed exactly" exact "$tmp/g0.json" k 60 125
+
+# KTIME_GATE=auto on a busy stream (events complete 100 ms after recording: the GPU is behind).
+# The first launch is never gated; launches 2..18 are, and the 16th gated launch with a
+# previous one to look at (launch 18) finds that one still pending; 19..60 go ungated, each
+# checked to be queued before its start event fired: all 60 timed exactly.
+run_ktime ka KTIME_OUTPUT="$tmp/a.json" KTIME_WARMUP=0 FAKECUDA_COMPLETE_DELAY_US=100000 \
+    FAKECUDA_COUNT_FILE="$tmp/a.cnt" "$A" k=125000:60
+check "auto, busy stream: same exit status and stdout" same_run b ka
+check "auto, busy stream: 17 launches gated" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/a.cnt')\" = 17 ]"
+check "auto, busy stream: all 60 timed exactly" exact "$tmp/a.json" k 60 125
+check "auto, busy stream: 43 of them ungated (42 checked, and the first)" jc "$tmp/a.json" totals.ungated == 43
+check "auto, busy stream: report says auto" jc "$tmp/a.json" launch_gate_mode == auto
+
+# The same, but the GPU catches up after 60 event records (30 launches): launch 31 goes
+# ungated and finds its start event already fired, so its sample is dropped (gate_late) and
+# the stream is gated again: launches 32..60 gated (their probes find the GPU idle).
+run_ktime kc KTIME_OUTPUT="$tmp/c.json" KTIME_WARMUP=0 FAKECUDA_COMPLETE_DELAY_US=100000 \
+    FAKECUDA_COMPLETE_DELAY_RECORDS=60 FAKECUDA_COUNT_FILE="$tmp/c.cnt" "$A" k=125000:60
+check "auto, stream goes idle: same exit status and stdout" same_run b kc
+check "auto, stream goes idle: 17 + 29 launches gated" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/c.cnt')\" = 46 ]"
+check "auto, stream goes idle: one sample dropped as gate_late" jc "$tmp/c.json" totals.dropped_reasons.gate_late == 1
+check "auto, stream goes idle: the other 59 timed exactly" exact "$tmp/c.json" k 59 125
+check "auto, stream goes idle: 13 ungated (12 checked, and the first)" jc "$tmp/c.json" totals.ungated == 13
+check "auto, stream goes idle: every launch in exactly one bucket" accounting "$tmp/c.json"
+
+# KTIME_GATE=1: every launch gated, busy stream or not.
+run_ktime k1 KTIME_OUTPUT="$tmp/g1.json" KTIME_WARMUP=0 KTIME_GATE=1 FAKECUDA_COMPLETE_DELAY_US=100000 \
+    FAKECUDA_COUNT_FILE="$tmp/g1.cnt" "$A" k=125000:60
+check "KTIME_GATE=1, busy stream: every launch after the first gated" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/g1.cnt')\" = 59 ]"
+check "KTIME_GATE=1, busy stream: all 60 timed exactly, 1 ungated (the first)" \
+    sh -c "'$JCHECK' '$tmp/g1.json' totals.ungated == 1 && '$JCHECK' '$tmp/g1.json' totals.timed == 60"
+check "KTIME_GATE=1: report says on" jc "$tmp/g1.json" launch_gate_mode == on
 
 # A kernel whose launch waits for its stream: without the watchdog this deadlocks.
 run_plain b2 "$A" lazyk=125000:6

@@ -170,6 +170,8 @@ static int g_fork_broken;
 static int g_is_child;
 static int g_ndev = 1;
 static uint64_t g_delay_ns;
+static uint64_t g_delay_records; /* 0: every event record is delayed; N: the first N only */
+static uint64_t g_records;
 static int g_atexit_deinit = 1;
 static int g_fork_child_fails;
 static int g_trace;
@@ -254,6 +256,7 @@ __attribute__((constructor)) static void fake_ctor(void)
     const char *cf;
     g_ndev = (int)env_u64("FAKECUDA_DEVICES", 1, FAKE_MAX_DEVICES);
     g_delay_ns = env_u64("FAKECUDA_COMPLETE_DELAY_US", 0, 3600ull * 1000000ull) * 1000ull;
+    g_delay_records = env_u64("FAKECUDA_COMPLETE_DELAY_RECORDS", 0, UINT64_MAX);
     g_atexit_deinit = (int)env_u64("FAKECUDA_ATEXIT_DEINIT", 1, 1);
     g_fork_child_fails = (int)env_u64("FAKECUDA_FORK_CHILD_FAILS", 0, 1);
     g_trace = (int)env_u64("FAKECUDA_TRACE", 0, 1);
@@ -1978,7 +1981,10 @@ static CUresult event_record(CUevent h, CUstream hs, int ptsz)
     ev->gate_addr = stream_gated(s) ? s->wait_addr : NULL;
     ev->gate_val = s->wait_val;
     ev->stamp_ns = s->clock_ns;
-    ev->complete_at = now_ns() + g_delay_ns;
+    /* After FAKECUDA_COMPLETE_DELAY_RECORDS records the GPU has "caught up": later events
+     * complete at once (even ahead of older delayed ones: ktime must not care). */
+    ev->complete_at = now_ns() + (!g_delay_records || g_records < g_delay_records ? g_delay_ns : 0);
+    g_records++;
     ev->hung = s->hung;
     if (ev->complete_at > s->busy_until)
         s->busy_until = ev->complete_at;

@@ -64,8 +64,28 @@ static void test_defaults(void **state)
     assert_int_equal(c.pool_cap, CONFIG_DEFAULT_POOL_CAP);
     assert_int_equal(c.exit_wait_ms, CONFIG_DEFAULT_EXIT_WAIT_MS);
     assert_true(c.signals);
-    assert_true(c.gate);
+    assert_int_equal(c.gate, GATE_AUTO);
     assert_string_equal(captured, "");
+}
+
+/* KTIME_GATE: auto, or any boolean word for always / never. */
+static void test_gate_modes(void **state)
+{
+    static const struct {
+        const char *val;
+        enum gate_mode want;
+    } cases[] = { { "auto", GATE_AUTO }, { "AUTO", GATE_AUTO }, { "1", GATE_ON },
+                  { "on", GATE_ON },     { "yes", GATE_ON },   { "0", GATE_OFF },
+                  { "off", GATE_OFF },   { "false", GATE_OFF } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct config c;
+        const char *env[] = { "KTIME_GATE", cases[i].val, NULL };
+        load(&c, env);
+        if (c.gate != cases[i].want)
+            fail_msg("KTIME_GATE=%s gave %d, want %d", cases[i].val, (int)c.gate,
+                     (int)cases[i].want);
+        assert_string_equal(captured, "");
+    }
 }
 
 static void test_good_values(void **state)
@@ -83,7 +103,7 @@ static void test_good_values(void **state)
     assert_int_equal(c.exit_wait_ms, 250);
     assert_true(c.disable);
     assert_false(c.signals);
-    assert_false(c.gate);
+    assert_int_equal(c.gate, GATE_OFF);
     assert_int_equal(c.log_level, LOG_DEBUG);
     assert_string_equal(captured, "");
     log_set_level(LOG_WARN);
@@ -140,7 +160,7 @@ static void test_other_bad_values(void **state)
         { "KTIME_LOG", "bogus", "using warn" },
         { "KTIME_FORMAT", "xml", "using text" },
         { "KTIME_DISABLE", "maybe", "using 0" },
-        { "KTIME_GATE", "sometimes", "using 1" },
+        { "KTIME_GATE", "sometimes", "using auto" },
         { "KTIME_OUTPUT", "", "stderr" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -173,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_format_overrides_suffix),
         cmocka_unit_test(test_output_template),
+        cmocka_unit_test(test_gate_modes),
         cmocka_unit_test(test_bad_warmup_values),
         cmocka_unit_test(test_other_bad_values),
         cmocka_unit_test(test_quiet_silences_warnings),

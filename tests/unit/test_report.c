@@ -27,9 +27,9 @@ static struct report make(void)
         stats_add(&pd[0][0], 100.0);                 /* small: 1 ms total */
     for (int i = 0; i < 4; i++)
         stats_add(&pd[1][i % 2], i % 2 ? 3000.0 : 1000.0); /* big: 8 ms, on two GPUs */
-    ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, pd[0] };
-    ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, pd[1] };
-    ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, pd[2] };
+    ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, 0, pd[0] };
+    ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, 3, pd[1] };
+    ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, 0, pd[2] };
     memset(&r, 0, sizeof r);
     r.version = "9.9.9";
     r.argv = argv_;
@@ -74,6 +74,10 @@ static void test_text_order_and_numbers(void **state)
     assert_non_null(strstr(t, "on gpu 1"));
     assert_non_null(strstr(t, "launches 27 seen: 14 timed, 10 warmup, 0 captured, 2 dropped, 1 failed, 0 incomplete at exit"));
     assert_non_null(strstr(t, "pool_exhausted 2"));
+    assert_non_null(strstr(t, "gate_late 0"));
+    /* Gates off (the default of a zeroed report): no line about ungated launches. */
+    assert_null(strstr(t, "ungated "));
+    assert_non_null(strstr(t, "gate     off:"));
     free(t);
 }
 
@@ -82,6 +86,10 @@ static void test_json_numbers(void **state)
     char *j = render(1);
     assert_non_null(strstr(j, "\"schema_version\": 1"));
     assert_non_null(strstr(j, "\"launch_gate\": false"));
+    assert_non_null(strstr(j, "\"launch_gate_mode\": \"off\""));
+    assert_non_null(strstr(j, "\"ungated\": 3,\n    \"warmup_skipped\""));  /* totals */
+    assert_non_null(strstr(j, "\"timed\": 4,\n      \"ungated\": 3,"));     /* big's row */
+    assert_non_null(strstr(j, "\"gate_late\": 0"));
     assert_non_null(strstr(j, "\"command\": [\"./app\", \"--n\", \"3\"]"));
     assert_non_null(strstr(j, "\"name\": \"void big<float>(float*, int)\""));
     assert_non_null(strstr(j, "\"mangled\": \"_Z3bigIfEvPT_i\""));
@@ -147,8 +155,8 @@ static void test_ambiguous_short_names_get_refs(void **state)
     (void)s1, (void)s2, (void)z;
     stats_add(&a[0], 10);
     stats_add(&b[0], 20);
-    k[0] = (struct report_kernel){ "_Z3fooPi", REPORT_KERNEL, 1, 0, 0, 0, 0, 0, a };
-    k[1] = (struct report_kernel){ "_Z3fooPf", REPORT_KERNEL, 1, 0, 0, 0, 0, 0, b };
+    k[0] = (struct report_kernel){ "_Z3fooPi", REPORT_KERNEL, .calls = 1, .per_dev = a };
+    k[1] = (struct report_kernel){ "_Z3fooPf", REPORT_KERNEL, .calls = 1, .per_dev = b };
     r.kernels = k;
     r.nkernels = 2;
     f = open_memstream(&buf, &len);
