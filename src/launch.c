@@ -23,26 +23,40 @@ static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")))
  * to the start event, and the interval is the same as with a gate. So each thread keeps, per
  * stream it launches on (a few, in a small direct-mapped table), whether the GPU was found
  * behind there:
- *  - gated (the initial state): every GATE_PROBE_EVERY-th gated launch queries, before
+ *  - gated (the initial state): a gated launch now and then (see below) queries, before
  *    opening its gate, the stop event of the stream's previous timed launch; still pending
  *    means the GPU is behind, and the stream's next launches go ungated;
  *  - ungated: once the stop event is queued, the launch queries its own start event. Still
  *    pending proves the whole bracket was queued before the GPU reached it: the sample is
  *    exact. Already fired (or any error) means the stream had gone idle: the sample may
  *    include submission time, so it is dropped (gate_late) and the stream is gated again.
+ * A query of a completed event costs 1.3 to 2 us of CPU while the program launches (H200),
+ * so the probes back off: every 16th gated launch at first, twice as rarely after each probe
+ * that finds the GPU idle and after each gate_late, down to every 256th; 64 ungated launches
+ * in a row bring it back to 16. Where the GPU and the CPU run at about the same speed (tiny
+ * kernels back to back) the stream then stays gated most of the time instead of flapping.
  * A hint is only a hint: a stale one costs a dropped sample, never a wrong one. The queries
  * run in RELAXED capture mode so that they never invalidate another thread's capture. */
 #define GATE_HINTS 8
-#define GATE_PROBE_EVERY 16
+#define GATE_PROBE_MIN 16
+#define GATE_PROBE_MAX 256
+#define GATE_STREAK 64
 
 struct gate_hint {
     uintptr_t stream;      /* the launch stream's handle (the per-thread stream explicit) */
     struct pool *pool;     /* its context's pool: events of a pool are never destroyed while
                             * it serves launches */
     void *last_stop;       /* stop event of this thread's last timed launch there, or NULL */
-    uint32_t probe;        /* gated launches since the last probe */
+    uint16_t probe;        /* gated launches since the last probe */
+    uint16_t every;        /* probe every this many gated launches (0: GATE_PROBE_MIN) */
+    uint16_t streak;       /* ungated launches in a row that checked out */
     bool ungated;          /* the GPU was found behind: launch without a gate */
 };
+
+static inline void probe_back_off(struct gate_hint *h)
+{
+    h->every = h->every >= GATE_PROBE_MAX / 2 ? GATE_PROBE_MAX : 2 * (h->every ? h->every : GATE_PROBE_MIN);
+}
 
 static __thread struct gate_hint tls_hints[GATE_HINTS] __attribute__((tls_model("initial-exec")));
 
@@ -195,7 +209,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         if (h->ungated) {
             gate = false;
             L->verify = true;
-        } else if (h->last_stop && ++h->probe >= GATE_PROBE_EVERY) {
+        } else if (h->last_stop && ++h->probe >= (h->every ? h->every : GATE_PROBE_MIN)) {
             h->probe = 0;
             L->probe = h->last_stop;
         }
@@ -253,8 +267,14 @@ void launch_end(struct launch *L, CUresult r)
     CUresult stop = drv.EventRecord((CUevent)s->stop, L->stream);
     struct gate_hint *h = L->hint;
     /* Still pending behind our closed gate: the GPU is behind on this stream. */
-    if (L->probe && stop == CUDA_SUCCESS && query_relaxed(L->probe) == CUDA_ERROR_NOT_READY)
-        h->ungated = true;
+    if (L->probe && stop == CUDA_SUCCESS) {
+        if (query_relaxed(L->probe) == CUDA_ERROR_NOT_READY) {
+            h->ungated = true;
+            h->streak = 0;
+        } else {
+            probe_back_off(h);
+        }
+    }
     gate_open(L);
     if (stop != CUDA_SUCCESS) {
         pool_release(L->pool, L->slot);
@@ -268,10 +288,14 @@ void launch_end(struct launch *L, CUresult r)
         drop(L->k, DROP_GATE_LATE);
         h->ungated = false;
         h->probe = 0;
+        probe_back_off(h);
         h->last_stop = NULL;
     } else {
-        if (h)
+        if (h) {
             h->last_stop = s->stop;
+            if (L->verify && ++h->streak >= GATE_STREAK)
+                h->every = GATE_PROBE_MIN;
+        }
         s->kernel = ktab_id(&kt.ktab, L->k);
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy

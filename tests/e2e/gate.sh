@@ -52,6 +52,9 @@ check "auto, busy stream: 17 launches gated" \
 check "auto, busy stream: all 60 timed exactly" exact "$tmp/a.json" k 60 125
 check "auto, busy stream: 43 of them ungated (42 checked, and the first)" jc "$tmp/a.json" totals.ungated == 43
 check "auto, busy stream: report says auto" jc "$tmp/a.json" launch_gate_mode == auto
+# (the exit drain also queries from the program's thread, after main returns: at least)
+check "auto, busy stream: at least 43 queries on the program's thread (1 probe, 42 checks)" \
+    sh -c "[ \"\$(awk '\$1 == \"event_query_app\" { print \$2 }' '$tmp/a.cnt')\" -ge 43 ]"
 
 # The same, but the GPU catches up after 60 event records (30 launches): launch 31 goes
 # ungated and finds its start event already fired, so its sample is dropped (gate_late) and
@@ -65,6 +68,17 @@ check "auto, stream goes idle: one sample dropped as gate_late" jc "$tmp/c.json"
 check "auto, stream goes idle: the other 59 timed exactly" exact "$tmp/c.json" k 59 125
 check "auto, stream goes idle: 13 ungated (12 checked, and the first)" jc "$tmp/c.json" totals.ungated == 13
 check "auto, stream goes idle: every launch in exactly one bucket" accounting "$tmp/c.json"
+
+# auto on a stream the GPU keeps up with: the probes back off. 600 launches, 599 gated; the
+# previous stop event is looked at by launches 18, 50, 114, 242 and 498 (after 16, 32, 64,
+# 128 and 256 gated launches), each finding the GPU idle: 5 queries, not 37 (one every 16),
+# plus the few the exit drain may make from the program's thread after main returns.
+run_ktime kb KTIME_OUTPUT="$tmp/b.json" KTIME_WARMUP=0 FAKECUDA_COUNT_FILE="$tmp/b.cnt" "$A" k=125000:600
+check "auto, idle stream: 599 launches gated" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/b.cnt')\" = 599 ]"
+check "auto, idle stream: the probes back off to every 256th launch (5 to 15 queries)" \
+    sh -c "q=\$(awk '\$1 == \"event_query_app\" { print \$2 }' '$tmp/b.cnt'); [ \"\$q\" -ge 5 ] && [ \"\$q\" -le 15 ]"
+check "auto, idle stream: all 600 timed exactly" exact "$tmp/b.json" k 600 125
 
 # KTIME_GATE=1: every launch gated, busy stream or not.
 run_ktime k1 KTIME_OUTPUT="$tmp/g1.json" KTIME_WARMUP=0 KTIME_GATE=1 FAKECUDA_COMPLETE_DELAY_US=100000 \

@@ -190,6 +190,7 @@ static struct {
     uint64_t launch_invalid, graph_kernel_runs;
     uint64_t stream_wait, lazy_blocked, lazy_timeout;
     uint64_t elapsed_v1, elapsed_v2;  /* cuEventElapsedTime calls by ABI */
+    uint64_t event_query_app;         /* cuEventQuery from threads not named "ktime-..." */
 } g_cnt;
 
 static __thread int tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; /* cuThreadExchangeStreamCaptureMode */
@@ -315,6 +316,7 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%sevent_create %" PRIu64 "\n", pfx, g_cnt.event_create);
         fprintf(f, "%sevent_destroy %" PRIu64 "\n", pfx, g_cnt.event_destroy);
         fprintf(f, "%sstream_wait %" PRIu64 "\n", pfx, g_cnt.stream_wait);
+        fprintf(f, "%sevent_query_app %" PRIu64 "\n", pfx, g_cnt.event_query_app);
         fprintf(f, "%slazy_blocked %" PRIu64 "\n", pfx, g_cnt.lazy_blocked);
         fprintf(f, "%slazy_timeout %" PRIu64 "\n", pfx, g_cnt.lazy_timeout);
         fprintf(f, "%sevent_elapsed_v1 %" PRIu64 "\n", pfx, g_cnt.elapsed_v1);
@@ -2084,8 +2086,13 @@ EXPORT CUresult cuEventQuery(CUevent hEvent)
 {
     uint64_t until;
     CUresult e;
+    char tname[16] = "";
     CHECK_INIT();
+    /* Queries on the program's own threads, apart from ktime's drain and watchdog threads. */
+    pthread_getname_np(pthread_self(), tname, sizeof tname);
     LOCK();
+    if (strncmp(tname, "ktime-", 6) != 0)
+        g_cnt.event_query_app++;
     e = event_wait_status((struct event *)hEvent, &until);
     UNLOCK();
     return e;
