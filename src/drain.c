@@ -17,6 +17,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->ops = ops;
     atomic_init(&d->npools, 0);
     d->aggs = NULL;
+    d->last_agg = NULL;
     d->tick = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
@@ -58,11 +59,15 @@ int drain_add_pool(struct drain *d, struct pool *p)
 static struct agg *agg_get(struct drain *d, uint32_t kernel, int device)
 {
     uint64_t key = (uint64_t)kernel << 16 | (uint16_t)device;
-    struct agg *a;
+    struct agg *a = d->last_agg;
 
+    /* Consecutive samples are mostly of one kernel: the lookup was a third of the drain's
+     * own instructions per sample (callgrind). Aggregates live until the report. */
+    if (a && a->key == key)
+        return a;
     HASH_FIND(hh, d->aggs, &key, sizeof key, a);
     if (a)
-        return a;
+        return d->last_agg = a;
     a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
@@ -70,7 +75,7 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device)
     a->kernel = kernel;
     a->device = device;
     HASH_ADD(hh, d->aggs, key, sizeof a->key, a);
-    return a;
+    return d->last_agg = a;
 }
 
 /* Counts every pair still pending in p as incomplete and forgets them. */

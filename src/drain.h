@@ -33,6 +33,7 @@ struct drain {
     struct pool *pools[DRAIN_MAX_POOLS];
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
+    struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
     void (*tick)(void);          /* called by the drain thread on every pass, if set */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
                                   * thread releasing a primary context, never on a launch */
