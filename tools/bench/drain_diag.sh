@@ -13,7 +13,7 @@ echo "== eventcost"
 timeout 120 "$BUILD/bench/eventcost" 20000
 TMP=$(mktemp -d)
 for T in 1 4 16; do
-    for GATE in 1 0; do
+    for GATE in auto 1 0; do
         echo "== bench threads $T 20000, KTIME_GATE=$GATE"
         env LD_PRELOAD="$LIB" KTIME_WARMUP=0 KTIME_GATE=$GATE KTIME_LOG=debug \
             KTIME_OUTPUT="$TMP/t$T-$GATE.json" timeout 60 "$BUILD/bench/bench" threads "$T" 20000 \
