@@ -26,10 +26,13 @@ static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")))
  *  - gated (the initial state): a gated launch now and then (see below) queries, before
  *    opening its gate, the stop event of the stream's previous timed launch; still pending
  *    means the GPU is behind, and the stream's next launches go ungated;
- *  - ungated: once the stop event is queued, the launch queries its own start event. Still
- *    pending proves the whole bracket was queued before the GPU reached it: the sample is
- *    exact. Already fired (or any error) means the stream had gone idle: the sample may
- *    include submission time, so it is dropped (gate_late) and the stream is gated again.
+ *  - ungated: a launch first queries the stop event of the stream's previous timed launch;
+ *    completed means the GPU may have caught up (the program synchronized, say), and the
+ *    stream is gated again, from this launch on. Once its stop event is queued, an ungated
+ *    launch queries its own start event. Still pending proves the whole bracket was queued
+ *    before the GPU reached it: the sample is exact. Already fired (or any error) means the
+ *    stream went idle in between: the sample may include submission time, so it is dropped
+ *    (gate_late) and the stream is gated again.
  * A query of a completed event costs 1.3 to 2 us of CPU while the program launches (H200),
  * so the probes back off: every 16th gated launch at first, twice as rarely after each probe
  * that finds the GPU idle and after each gate_late, down to every 256th; 64 ungated launches
@@ -207,8 +210,18 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         struct gate_hint *h = hint_for(es, p);
         L->hint = h;
         if (h->ungated) {
-            gate = false;
-            L->verify = true;
+            /* The program may have waited for the GPU since (a synchronize at the end of an
+             * iteration): if this thread's last bracket here has completed, the stream may
+             * be idle, and this launch is gated. Otherwise its check would find the start
+             * event fired and drop the sample, and the first kernel after each synchronize
+             * would never be timed. */
+            if (h->last_stop && query_relaxed(h->last_stop) == CUDA_ERROR_NOT_READY) {
+                gate = false;
+                L->verify = true;
+            } else {
+                h->ungated = false;
+                h->probe = 0;
+            }
         } else if (h->last_stop && ++h->probe >= (h->every ? h->every : GATE_PROBE_MIN)) {
             h->probe = 0;
             L->probe = h->last_stop;

@@ -18,6 +18,7 @@
  *   --device N        use device N (primary context)
  *   --no-sync         do not synchronise before exit (leaves work for ktime's exit drain)
  *   --sync-each       synchronise after every launch
+ *   --sync-every N    synchronise after every N launches
  *   --no-unload       keep the module/library loaded at exit
  *   --reset           after the final sync, reset the primary context (cudaDeviceReset)
  *   --release         after the final sync, release the primary context
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
     static struct plan plan;
     int ptds = 0, use_stream = 0, ex = 0, coop = 0, mixed = 0, library = 0, kfunc = 0, device = 0;
     long sleep_ms = 0;
+    long sync_every = 0;
     int nosync = 0, sync_each = 0, nounload = 0, reset = 0, release = 0, h_legacy = 0, h_pt = 0;
     int i, n = 0, drv = 0, ndev = 0;
     void *h;
@@ -127,6 +129,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel-function")) library = kfunc = 1;
         else if (!strcmp(a, "--no-sync")) nosync = 1;
         else if (!strcmp(a, "--sync-each")) sync_each = 1;
+        else if (!strcmp(a, "--sync-every") && i + 1 < argc) sync_every = app_long(argv[++i], "sync-every");
         else if (!strcmp(a, "--no-unload")) nounload = 1;
         else if (!strcmp(a, "--reset")) reset = 1;
         else if (!strcmp(a, "--release")) release = 1;
@@ -252,7 +255,7 @@ int main(int argc, char **argv)
         app_check(r, "launch");
         step++;
         n++;
-        if (sync_each)
+        if (sync_each || (sync_every > 0 && n % sync_every == 0))
             CK(mode == 1 || mode == 4 || (mode == 5 && ptds) ? pStreamSynchronizePt(s) : pStreamSynchronize(s));
     }
     if (!nosync)

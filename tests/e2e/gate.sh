@@ -80,6 +80,21 @@ check "auto, idle stream: the probes back off to every 256th launch (5 to 15 que
     sh -c "q=\$(awk '\$1 == \"event_query_app\" { print \$2 }' '$tmp/b.cnt'); [ \"\$q\" -ge 5 ] && [ \"\$q\" -le 15 ]"
 check "auto, idle stream: all 600 timed exactly" exact "$tmp/b.json" k 600 125
 
+# auto, a busy stream the program synchronizes every 30 launches: the first launch after the
+# synchronize finds the stream's previous stop event completed and is gated (no gate_late; an
+# ungated launch there would, on a GPU, find its start event fired and lose the sample every
+# time). Launches 2..18 gated, 19..30 ungated, 31 gated after the synchronize, then 16 more
+# gated launches (32..47; launch 47's probe finds launch 46 pending), 48..60 ungated.
+run_plain bs "$A" --sync-every 30 k=125000:60
+run_ktime ks KTIME_OUTPUT="$tmp/s.json" KTIME_WARMUP=0 FAKECUDA_COMPLETE_DELAY_US=100000 \
+    FAKECUDA_COUNT_FILE="$tmp/s.cnt" "$A" --sync-every 30 k=125000:60
+check "auto, synchronize in a busy phase: same exit status and stdout" same_run bs ks
+check "auto, synchronize in a busy phase: the launch after it gated again (17 + 17 gated)" \
+    sh -c "[ \"\$(awk '\$1 == \"stream_wait\" { print \$2 }' '$tmp/s.cnt')\" = 34 ]"
+check "auto, synchronize in a busy phase: all 60 timed exactly, 26 ungated" \
+    sh -c "'$JCHECK' '$tmp/s.json' totals.ungated == 26 && '$JCHECK' '$tmp/s.json' totals.dropped == 0"
+check "auto, synchronize in a busy phase: samples exact" exact "$tmp/s.json" k 60 125
+
 # KTIME_GATE=1: every launch gated, busy stream or not.
 run_ktime k1 KTIME_OUTPUT="$tmp/g1.json" KTIME_WARMUP=0 KTIME_GATE=1 FAKECUDA_COMPLETE_DELAY_US=100000 \
     FAKECUDA_COUNT_FILE="$tmp/g1.cnt" "$A" k=125000:60
