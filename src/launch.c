@@ -51,14 +51,15 @@ struct gate_hint {
                             * it serves launches */
     void *last_stop;       /* stop event of this thread's last timed launch there, or NULL */
     uint16_t probe;        /* gated launches since the last probe */
-    uint16_t every;        /* probe every this many gated launches (0: GATE_PROBE_MIN) */
+    uint16_t every;        /* probe every this many gated launches */
     uint16_t streak;       /* ungated launches in a row that checked out */
     bool ungated;          /* the GPU was found behind: launch without a gate */
 };
 
 static inline void probe_back_off(struct gate_hint *h)
 {
-    h->every = h->every >= GATE_PROBE_MAX / 2 ? GATE_PROBE_MAX : 2 * (h->every ? h->every : GATE_PROBE_MIN);
+    if (h->every < GATE_PROBE_MAX)
+        h->every *= 2;
 }
 
 static __thread struct gate_hint tls_hints[GATE_HINTS] __attribute__((tls_model("initial-exec")));
@@ -69,7 +70,7 @@ static struct gate_hint *hint_for(CUstream s, struct pool *p)
     struct gate_hint *h = &tls_hints[(key >> 4 ^ key >> 12) & (GATE_HINTS - 1)];
 
     if (h->stream != key || h->pool != p)
-        *h = (struct gate_hint){ .stream = key, .pool = p };
+        *h = (struct gate_hint){ .stream = key, .pool = p, .every = GATE_PROBE_MIN };
     return h;
 }
 
@@ -222,7 +223,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
                 h->ungated = false;
                 h->probe = 0;
             }
-        } else if (h->last_stop && ++h->probe >= (h->every ? h->every : GATE_PROBE_MIN)) {
+        } else if (h->last_stop && ++h->probe >= h->every) {
             h->probe = 0;
             L->probe = h->last_stop;
         }
