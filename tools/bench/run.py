@@ -1282,6 +1282,11 @@ def selftest():
                 "wall, 290 ns CPU; cuEventElapsedTime 180 ns (200000 calls), cuEventQuery 20 ns "
                 "(20000 calls), rest of the pass 100 ns") not in f.read():
             failures.append("good data: no drain breakdown row in bench.md")
+    # the PyTorch target states the event-pair floor: bare op 8.0 us + (raw 4700 - bare 3200 ns)
+    tt = [t for t in d["targets"] if t["id"] == "torch"]
+    fl = re.search(r"floor of an event pair per op .*: ([0-9.]+) x", tt[0]["detail"]) if tt else None
+    if not fl or not 1.18 <= float(fl.group(1)) <= 1.20:
+        failures.append("torch target: no event-pair floor of about 1.19 x in %r" % (tt[0] if tt else None))
     if parse_drain_debug("ktime: debug: drain: 1 passes") is not None:
         failures.append("parse_drain_debug accepted a partial line")
     # 1b. the untimed targets follow the fake-driver measurement when there is one
