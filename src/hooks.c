@@ -16,9 +16,12 @@
 #undef cuCtxDestroy
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxRelease
+#undef cuStreamBeginCapture
+#undef cuStreamBeginCaptureToGraph
+#undef cuStreamEndCapture
 
 #include "ktime.h"
-#include "ktime_internal.h"
+#include "lifecycle.h"
 #include "launch.h"
 #include "log.h"
 
@@ -79,6 +82,18 @@ KTIME_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *, CUgraph,
 KTIME_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *, CUgraph,
                                                         CUDA_GRAPH_INSTANTIATE_PARAMS *);
 KTIME_EXPORT CUresult cuGraphExecDestroy(CUgraphExec);
+KTIME_EXPORT CUresult cuStreamBeginCapture(CUstream);
+KTIME_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream);
+KTIME_EXPORT CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode);
+KTIME_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);
+KTIME_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream, CUgraph, const CUgraphNode *,
+                                                  const CUgraphEdgeData *, size_t,
+                                                  CUstreamCaptureMode);
+KTIME_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream, CUgraph, const CUgraphNode *,
+                                                       const CUgraphEdgeData *, size_t,
+                                                       CUstreamCaptureMode);
+KTIME_EXPORT CUresult cuStreamEndCapture(CUstream, CUgraph *);
+KTIME_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph *);
 
 static const char *const hook_name[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) #name,
@@ -138,12 +153,18 @@ static void *libcuda_handle(void)
     return h;
 }
 
-void *hooks_driver_symbol(const char *name)
+static void *hooks_driver_symbol(const char *name)
 {
     void *h = libcuda_handle();
     dlsym_fn f = real_dlsym();
 
     return h && f ? f(h, name) : NULL;
+}
+
+/* The lifecycle code finds ktime's own driver entry points through this layer's lookup. */
+__attribute__((constructor)) static void hooks_init(void)
+{
+    ktime_set_symbol_source(hooks_driver_symbol);
 }
 
 static bool is_wrapper(void *p)
@@ -393,6 +414,78 @@ CUresult cuGraphExecDestroy(CUgraphExec exec)
     REAL_OR_FAIL(PFN_cuGraphExecDestroy_v10000, HOOK_cuGraphExecDestroy);
     launch_handle_gone(exec);
     return real(exec);
+}
+
+/* Stream captures: while any is open, warmup launches ask whether they go into one.
+ * The 1-argument ABI of CUDA 10.0 is still exported; cudaTypedefs.h hides its type. */
+typedef CUresult (*capture_v10000_fn)(CUstream);
+CUresult cuStreamBeginCapture(CUstream s)
+{
+    REAL_OR_FAIL(capture_v10000_fn, HOOK_cuStreamBeginCapture);
+    CUresult r = real(s);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamBeginCapture_ptsz(CUstream s)
+{
+    REAL_OR_FAIL(capture_v10000_fn, HOOK_cuStreamBeginCapture_ptsz);
+    CUresult r = real(s);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+    REAL_OR_FAIL(PFN_cuStreamBeginCapture_v10010, HOOK_cuStreamBeginCapture_v2);
+    CUresult r = real(s, mode);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
+{
+    REAL_OR_FAIL(PFN_cuStreamBeginCapture_v10010_ptsz, HOOK_cuStreamBeginCapture_v2_ptsz);
+    CUresult r = real(s, mode);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+                                     const CUgraphEdgeData *data, size_t n,
+                                     CUstreamCaptureMode mode)
+{
+    REAL_OR_FAIL(PFN_cuStreamBeginCaptureToGraph_v12030, HOOK_cuStreamBeginCaptureToGraph);
+    CUresult r = real(s, g, deps, data, n, mode);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
+                                          const CUgraphEdgeData *data, size_t n,
+                                          CUstreamCaptureMode mode)
+{
+    REAL_OR_FAIL(PFN_cuStreamBeginCaptureToGraph_v12030_ptsz,
+                 HOOK_cuStreamBeginCaptureToGraph_ptsz);
+    CUresult r = real(s, g, deps, data, n, mode);
+    launch_capture_began(r);
+    return r;
+}
+
+CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    REAL_OR_FAIL(PFN_cuStreamEndCapture_v10000, HOOK_cuStreamEndCapture);
+    CUresult r = real(s, g);
+    launch_capture_ended(r);
+    return r;
+}
+
+CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+    REAL_OR_FAIL(PFN_cuStreamEndCapture_v10000_ptsz, HOOK_cuStreamEndCapture_ptsz);
+    CUresult r = real(s, g);
+    launch_capture_ended(r);
+    return r;
 }
 
 /* dlsym(RTLD_NEXT, name) as the caller would have had it: the first object after the

@@ -13,13 +13,15 @@ enum ktab_kind { KTAB_KERNEL = 0, KTAB_GRAPH = 1 };
 struct ktab_entry {
     alignas(64) _Atomic uintptr_t key; /* handle; 0 = empty slot */
     _Atomic(char *) name;              /* mangled name, copied once; NULL until named */
-    _Atomic uint32_t kind;             /* enum ktab_kind */
-    _Atomic uint32_t contexts;         /* contexts (pools) it was bracketed in */
-    _Atomic uint64_t calls;            /* every launch seen, warmup included */
+    _Atomic uint16_t kind;             /* enum ktab_kind */
+    _Atomic uint16_t contexts;         /* contexts (pools) it was bracketed in */
+    _Atomic uint32_t rewarm;           /* first launches in a further context, not timed */
+    _Atomic uint64_t calls;            /* launches seen that did not go into a capture (the
+                                        * warmup ordinal), warmup included */
     _Atomic uint64_t captured;         /* launches into a capturing stream */
     _Atomic uint64_t dropped;          /* passed through untimed: pool empty, event error */
     _Atomic uint64_t failed;           /* the launch call itself returned an error */
-    _Atomic uint64_t rewarm;           /* first launches in a further context, not timed */
+    _Atomic uint32_t shutdown;         /* launched while the report was being written */
 };
 /* One cache line: the table spans 2 x KTIME_MAX_KERNELS entries, and what each distinct
  * kernel costs in memory is the pages its entry touches. */

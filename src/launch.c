@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 #include "driver.h"
-#include "ktime_internal.h"
+#include "gatewatch.h"
+#include "lifecycle.h"
 #include "log.h"
 
 __thread int launch_busy __attribute__((tls_model("initial-exec")));
@@ -98,7 +99,7 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     char name[4096];
 
     launch_busy = 1;
-    atomic_store_explicit(&k->kind, (uint32_t)kind, memory_order_relaxed);
+    atomic_store_explicit(&k->kind, (uint16_t)kind, memory_order_relaxed);
     if (kind == KTAB_GRAPH)
         snprintf(name, sizeof name, "graph exec %p", handle);
     else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
@@ -164,6 +165,8 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     /* Recording or querying an event in a capturing stream would add to or invalidate the
      * user's graph: such launches are only counted. An error counts as capturing. */
     if (drv.StreamIsCapturing(es, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+        /* calls counts the launches that ran (the warmup ordinal): this one did not. */
+        atomic_fetch_sub_explicit(&k->calls, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
         goto untimed;
     }
@@ -234,6 +237,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         sl->seq = gen;
         atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
         atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
+        gatewatch_kick();
         if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
             CUDA_SUCCESS) {
             sl->gen = gen;
@@ -319,6 +323,60 @@ void launch_end(struct launch *L, CUresult r)
     launch_busy = 0;
 }
 
+void launch_during_exit(void *handle, int kind)
+{
+    bool inserted;
+    struct ktab_entry *k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
+
+    if (!k) {
+        atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
+        return;
+    }
+    if (inserted)
+        launch_first_seen(k, handle, kind);
+    atomic_fetch_add_explicit(&k->shutdown, 1, memory_order_relaxed);
+}
+
+bool launch_warmup_captured(struct ktab_entry *k, CUstream s, int ptds)
+{
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUstream es = (ptds && s == NULL) ? CU_STREAM_PER_THREAD : s;
+    bool captured;
+
+    if (!ktime_driver_ready())
+        return false;
+    launch_busy = 1;
+    /* As on the timed path, an error counts as capturing. */
+    captured = drv.StreamIsCapturing(es, &cs) != CUDA_SUCCESS ||
+               cs != CU_STREAM_CAPTURE_STATUS_NONE;
+    launch_busy = 0;
+    if (captured) {
+        atomic_fetch_sub_explicit(&k->calls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
+    }
+    return captured;
+}
+
+void launch_capture_began(CUresult r)
+{
+    if (r == CUDA_SUCCESS)
+        atomic_fetch_add_explicit(&kt.captures, 1, memory_order_relaxed);
+}
+
+void launch_capture_ended(CUresult r)
+{
+    int n = atomic_load_explicit(&kt.captures, memory_order_relaxed);
+
+    /* An end that ended nothing (not capturing) changes nothing; an invalidated capture
+     * has ended all the same. Never below zero: a count too high only costs a query. */
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+        return;
+    while (n > 0 && !atomic_compare_exchange_weak_explicit(&kt.captures, &n, n - 1,
+                                                           memory_order_relaxed,
+                                                           memory_order_relaxed))
+        ;
+}
+
 void launch_handle_gone(void *handle)
 {
     if (atomic_load_explicit(&kt.phase, memory_order_acquire) == PHASE_ON && handle)
@@ -382,7 +440,7 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
     ktab_retire(&kt.ktab, (uintptr_t)exec); /* a destroyed exec's address, reused */
     e = ktab_get(&kt.ktab, (uintptr_t)exec, &inserted);
     if (e && inserted) {
-        atomic_store_explicit(&e->kind, KTAB_GRAPH, memory_order_relaxed);
+        atomic_store_explicit(&e->kind, (uint16_t)KTAB_GRAPH, memory_order_relaxed);
         ktab_set_name(e, name);
     }
     launch_busy = 0;

@@ -43,16 +43,30 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g);
 /* A handle (graph exec) is destroyed: a later one at the same address is another row. */
 void launch_handle_gone(void *handle);
 
+/* A launch while the report is being written: counted (shutdown), never timed. */
+void launch_during_exit(void *handle, int kind);
+
+/* A warmup launch while some stream captures: whether it goes into a capture (then it
+ * counts as captured, and is no warmup). */
+bool launch_warmup_captured(struct ktab_entry *k, CUstream s, int ptds);
+
+/* A stream capture began (r: its result), or one ended. Keep kt.captures. */
+void launch_capture_began(CUresult r);
+void launch_capture_ended(CUresult r);
+
 /* Decides whether a launch of `handle` on stream s gets events; when it returns true the
  * start event is recorded and launch_end() must follow the real call. Never blocks. */
 static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds)
 {
     struct ktab_entry *k;
     bool inserted;
+    int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
-        !handle)
+    if (phase != PHASE_ON || launch_busy || !handle) {
+        if (phase == PHASE_EXITING && !launch_busy && handle)
+            launch_during_exit(handle, kind);
         return false;
+    }
     k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
     if (!k) {
         atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
@@ -61,8 +75,12 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     if (inserted)
         launch_first_seen(k, handle, kind);
     uint64_t n = atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed);
-    if (n < (uint64_t)kt.cfg.warmup)
+    if (n < (uint64_t)kt.cfg.warmup) {
+        /* Only while a capture is open anywhere does a warmup launch ask its stream. */
+        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0)
+            launch_warmup_captured(k, s, ptds);
         return false;
+    }
     return launch_begin_timed(L, k, s, ptds, n == 0);
 }
 

@@ -68,7 +68,7 @@ uint32_t pool_grow(struct pool *p, const struct event_ops *ops, uint32_t n)
     return made;
 }
 
-uint32_t pool_gate_watch(struct pool *p)
+uint32_t pool_gate_watch(struct pool *p, uint32_t *closed)
 {
     uint32_t n = atomic_load_explicit(&p->created, memory_order_acquire), opened = 0;
 
@@ -77,6 +77,9 @@ uint32_t pool_gate_watch(struct pool *p)
     for (uint32_t i = 0; i < n; i++) {
         struct pool_slot *s = &p->slots[i];
         uint32_t g = atomic_load_explicit(&s->gate_closed, memory_order_acquire);
+
+        if (g)
+            ++*closed;
 
         if (g && g == s->watch_seen &&
             atomic_load_explicit(&s->forced, memory_order_relaxed) != g) {

@@ -106,7 +106,8 @@ static inline void pool_submit(struct pool *p, uint32_t slot)
  * at the previous pass too, and marks its slot forced. A launch that blocks inside the
  * driver on work queued behind its own gate (lazy module loading, a local-memory resize,
  * another thread's device-wide sync) would otherwise never return. Returns how many gates
- * it opened. One watchdog thread; it never calls CUDA. */
-uint32_t pool_gate_watch(struct pool *p);
+ * it opened, and adds to *closed how many it found closed. One watchdog thread; it never
+ * calls CUDA. */
+uint32_t pool_gate_watch(struct pool *p, uint32_t *closed);
 
 #endif

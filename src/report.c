@@ -2,42 +2,9 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "report.h"
 
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-char *report_demangle(const char *mangled)
-{
-    static demangle_fn fn;
-    static int looked;
-    int status = -1;
-    char *out;
-
-    if (!mangled || strncmp(mangled, "_Z", 2) != 0)
-        return NULL;
-    if (!looked) {
-        /* CUDA programs almost always have libstdc++ loaded already; otherwise load it
-         * just for this, at exit. */
-        fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (!fn) {
-            void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-            if (h)
-                fn = (demangle_fn)dlsym(h, "__cxa_demangle");
-        }
-        looked = 1;
-    }
-    if (!fn)
-        return NULL;
-    out = fn(mangled, NULL, NULL, &status);
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
 
 int report_short_name(const char *full, char *out, size_t outsz, size_t width)
 {
@@ -78,14 +45,13 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
 struct row {
     struct report_kernel *k;
     struct stats all;       /* per_dev merged */
-    char *demangled;        /* malloc'd or NULL */
     char shortname[80];     /* the table's Kernel column */
     int ref;                /* > 0: the full name is listed under this number */
 };
 
 static const char *row_name(const struct row *r)
 {
-    return r->demangled ? r->demangled : (r->k->mangled ? r->k->mangled : "<unnamed>");
+    return r->k->name ? r->k->name : (r->k->mangled ? r->k->mangled : "<unnamed>");
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -110,19 +76,10 @@ static struct row *make_rows(struct report *r, double *grand_total_us)
         rows[i].k = &r->kernels[i];
         for (int d = 0; d < r->ndevices; d++)
             stats_merge(&rows[i].all, &r->kernels[i].per_dev[d]);
-        if (r->kernels[i].kind == REPORT_KERNEL)
-            rows[i].demangled = report_demangle(r->kernels[i].mangled);
         *grand_total_us += rows[i].all.sum;
     }
     qsort(rows, r->nkernels, sizeof *rows, cmp_rows);
     return rows;
-}
-
-static void free_rows(struct row *rows, size_t n)
-{
-    for (size_t i = 0; rows && i < n; i++)
-        free(rows[i].demangled);
-    free(rows);
 }
 
 static bool gate_is(const struct report *r, const char *mode)
@@ -227,12 +184,18 @@ int report_write_text(FILE *f, struct report *r)
             r->warmup);
     fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
                "         each interval includes the GPU's grid launch latency (a few us)\n");
-    fprintf(f, "gate     %s\n\n",
+    fprintf(f, "gate     %s\n",
             gate_is(r, "auto")
                 ? "auto: a stream that may be idle is held until the launch is queued; on a busy\n"
                   "         one each launch is checked to be queued before its start (KTIME_GATE)"
             : gate_is(r, "on") ? "on: the stream is held until the launch is queued (KTIME_GATE)"
                                : "off: a launch reaching an idle stream also counts its submission time");
+    if (r->gate_unavailable)
+        fprintf(f, "         (KTIME_GATE=%s, but launch gates could not be set up in %u of %d "
+                   "contexts: no pinned memory; their launches were not gated)\n",
+                r->gate_requested ? r->gate_requested : r->gate, r->gate_unavailable,
+                r->contexts);
+    fputc('\n', f);
 
     fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Calls",
             "Warmup", "Timed", "Mean us", "Min us", "Max us", "Stddev us", "Kernel");
@@ -308,7 +271,7 @@ int report_write_text(FILE *f, struct report *r)
     fprintf(f, "timed    %.3f ms in all\n", grand / 1000.0);
     if (r->note)
         fprintf(f, "note     %s\n", r->note);
-    free_rows(rows, r->nkernels);
+    free(rows);
     return finish(f);
 }
 
@@ -360,8 +323,11 @@ int report_write_json(FILE *f, struct report *r)
         json_str(f, r->argv[i]);
     }
     fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"launch_gate\": %s,\n"
-               "  \"launch_gate_mode\": \"%s\",\n  \"warmup\": %ld,\n",
-            r->pid, gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off", r->warmup);
+               "  \"launch_gate_mode\": \"%s\",\n  \"launch_gate_requested\": \"%s\",\n"
+               "  \"launch_gate_unavailable_contexts\": %u,\n  \"warmup\": %ld,\n",
+            r->pid, gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off",
+            r->gate_requested ? r->gate_requested : (r->gate ? r->gate : "off"),
+            r->gate_unavailable, r->warmup);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
@@ -453,6 +419,6 @@ int report_write_json(FILE *f, struct report *r)
         json_str(f, r->note);
     }
     fprintf(f, "\n}\n");
-    free_rows(rows, r->nkernels);
+    free(rows);
     return finish(f);
 }

@@ -1,5 +1,6 @@
 /* report.h - renders gathered per-kernel data as text or JSON onto a FILE *.
- * Knows nothing of CUDA or of how the numbers were gathered. */
+ * Knows nothing of CUDA or of how the numbers were gathered: everything it prints (names,
+ * devices, the command) is passed in as data. */
 #ifndef KTIME_REPORT_H
 #define KTIME_REPORT_H
 
@@ -26,6 +27,7 @@ struct report_kernel {
     uint64_t warmup_skipped;
     uint64_t ungated;       /* timed samples whose launch was not gated (of the timed ones) */
     struct stats *per_dev;  /* one per report.devices entry, in microseconds */
+    const char *name;       /* the name to show (demangled), or NULL to show `mangled` */
 };
 
 enum report_drop {
@@ -33,7 +35,7 @@ enum report_drop {
     DROP_EVENT_ERROR,       /* the driver failed to record or resolve an event */
     DROP_NO_CONTEXT,        /* no context/pool could be had for the launch's stream */
     DROP_TABLE_FULL,        /* more distinct kernels than KTIME_MAX_KERNELS */
-    DROP_SHUTDOWN,          /* reserved, never counted yet: launches during the report are not seen */
+    DROP_SHUTDOWN,          /* launched while the report was being written: counted, untimed */
     DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
     DROP_GATE_LATE,         /* KTIME_GATE=auto, not gated: the stream had gone idle */
     DROP_NREASONS
@@ -46,7 +48,10 @@ struct report {
     int argc;
     long pid;
     long warmup;
-    const char *gate;               /* KTIME_GATE as used: "auto", "on" or "off" */
+    const char *gate;               /* KTIME_GATE as it worked out: "auto", "on" or "off" */
+    const char *gate_requested;     /* KTIME_GATE as set (NULL: same as gate) */
+    unsigned int gate_unavailable;  /* contexts whose launches could not be gated */
+    int contexts;                   /* contexts that timed launches */
     const struct report_device *devices;
     int ndevices;
     struct report_kernel *kernels;  /* the writer sorts them in place */
@@ -66,9 +71,5 @@ int report_write_json(FILE *f, struct report *r);
  * Writes into out (size outsz). Returns 0 when out equals full, 1 when only the return
  * type or parameters were dropped, 2 when the middle was elided. */
 int report_short_name(const char *full, char *out, size_t outsz, size_t width);
-
-/* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one or no
- * demangler is in the process. */
-char *report_demangle(const char *mangled);
 
 #endif

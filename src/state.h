@@ -1,5 +1,5 @@
-/* state.h - the process-wide state of ktime, shared by the interposition layer and the
- * lifecycle code. */
+/* state.h - the process-wide state of ktime, shared by the launch path and the lifecycle
+ * code. Defined in init.c. */
 #ifndef KTIME_STATE_H
 #define KTIME_STATE_H
 
@@ -39,6 +39,10 @@ struct ktime_state {
     _Atomic int pending_signal;         /* set by the signal handler (lock-free atomic) */
     CUcontext failed_ctx[KTIME_MAX_FAILED_CTX]; /* contexts whose pool could not be set up */
     _Atomic uint32_t nfailed;
+    _Atomic uint32_t ungated_contexts;  /* pools made without launch gates though asked for */
+    /* Stream captures begun and not yet ended (the capture wrappers keep it): while it is
+     * zero, a warmup launch cannot be going into a capture and is not asked. */
+    _Atomic int captures;
 };
 
 extern struct ktime_state kt;

@@ -410,19 +410,28 @@ static void test_gate_watchdog(void **state)
     assert_true(pool_acquire(&p, &id));
     p.slots[id].gen = 7;
     atomic_store(&p.slots[id].gate_closed, 7);  /* a launch blocked behind its gate */
-    assert_int_equal(pool_gate_watch(&p), 0); /* first sight: maybe just a slow launch */
+    uint32_t closed = 0;
+    assert_int_equal(pool_gate_watch(&p, &closed), 0); /* first sight: maybe just a slow launch */
+    assert_int_equal(closed, 1);
     assert_int_equal(words[id], 0);
-    assert_int_equal(pool_gate_watch(&p), 1); /* still closed, same value: open it */
+    assert_int_equal(pool_gate_watch(&p, &closed), 1); /* still closed, same value: open it */
     assert_int_equal(words[id], 7);
     assert_int_equal(atomic_load(&p.slots[id].forced), 7);
     /* a gate that was opened and closed again for a new launch is not touched */
     uint32_t other;
     assert_true(pool_acquire(&p, &other));
     atomic_store(&p.slots[other].gate_closed, 3);
-    pool_gate_watch(&p);
+    pool_gate_watch(&p, &closed);
     atomic_store(&p.slots[other].gate_closed, 4);
-    assert_int_equal(pool_gate_watch(&p), 0);
+    assert_int_equal(pool_gate_watch(&p, &closed), 0);
     assert_int_equal(words[other], 0);
+    /* no gate closed: the watchdog finds none (and may sleep) */
+    atomic_store(&p.slots[other].gate_closed, 0);
+    atomic_store(&p.slots[id].gate_closed, 0);
+    closed = 0;
+    pool_gate_watch(&p, &closed);
+    assert_int_equal(closed, 0);
+    atomic_store(&p.slots[id].gate_closed, 7);
     /* the forced launch completes: its sample is void, counted as forced, not timed */
     atomic_store(&p.slots[id].gate_closed, 0);
     ((struct fev *)p.slots[id].start)->t_ms = 0;

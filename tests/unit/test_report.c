@@ -27,8 +27,10 @@ static struct report make(void)
         stats_add(&pd[0][0], 100.0);                 /* small: 1 ms total */
     for (int i = 0; i < 4; i++)
         stats_add(&pd[1][i % 2], i % 2 ? 3000.0 : 1000.0); /* big: 8 ms, on two GPUs */
-    ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, 0, pd[0] };
-    ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, 3, pd[1] };
+    ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, 0, pd[0],
+                                    "small(float*)" };
+    ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, 3, pd[1],
+                                    "void big<float>(float*, int)" };
     ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, 0, pd[2] };
     memset(&r, 0, sizeof r);
     r.version = "9.9.9";
@@ -155,8 +157,10 @@ static void test_ambiguous_short_names_get_refs(void **state)
     (void)s1, (void)s2, (void)z;
     stats_add(&a[0], 10);
     stats_add(&b[0], 20);
-    k[0] = (struct report_kernel){ "_Z3fooPi", REPORT_KERNEL, .calls = 1, .per_dev = a };
-    k[1] = (struct report_kernel){ "_Z3fooPf", REPORT_KERNEL, .calls = 1, .per_dev = b };
+    k[0] = (struct report_kernel){ "_Z3fooPi", REPORT_KERNEL, .calls = 1, .per_dev = a,
+                                   .name = "foo(int*)" };
+    k[1] = (struct report_kernel){ "_Z3fooPf", REPORT_KERNEL, .calls = 1, .per_dev = b,
+                                   .name = "foo(float*)" };
     r.kernels = k;
     r.nkernels = 2;
     f = open_memstream(&buf, &len);

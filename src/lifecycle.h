@@ -1,6 +1,9 @@
-/* ktime_internal.h - lifecycle entry points used by the interposition layer. */
-#ifndef KTIME_INTERNAL_H
-#define KTIME_INTERNAL_H
+/* lifecycle.h - what the interposition layer and the launch path ask of ktime's lifecycle:
+ * the driver's entry points on first use (init.c), per-context set-up and context ends
+ * (context.c), and the exit handlers (finish.c). Nothing here calls back up into the
+ * interposition layer: it hands down what the lifecycle needs (ktime_set_symbol_source). */
+#ifndef KTIME_LIFECYCLE_H
+#define KTIME_LIFECYCLE_H
 
 #include <stdbool.h>
 #include <cuda.h>
@@ -9,6 +12,11 @@
 
 /* Marks what libktime exports; everything else is hidden (-fvisibility=hidden). */
 #define KTIME_EXPORT __attribute__((visibility("default")))
+
+/* Tells the lifecycle how to find a real driver symbol by its exported name (the
+ * interposition layer's lookup in the libcuda the process loaded; NULL when none). Called
+ * once, from the interposition layer's constructor. */
+void ktime_set_symbol_source(void *(*lookup)(const char *name));
 
 /* True once ktime's own driver pointers are resolved; resolves them on first call.
  * Any thread; takes the set-up lock only the first time. */
@@ -38,9 +46,5 @@ void ktime_context_ending(CUcontext ctx, int dev);
  * completed, releases, and if the primary context is then inactive, its pools end there (their
  * pending pairs counted incomplete) without another call on their events. */
 CUresult ktime_primary_release(CUdevice dev, CUresult (*release)(CUdevice));
-
-/* A real driver symbol by exported name, from the libcuda the process uses, or NULL.
- * Defined by the interposition layer. */
-void *hooks_driver_symbol(const char *name);
 
 #endif

@@ -1,0 +1,28 @@
+/* sysinfo.h - facts about the process and the machine that the report prints: the command
+ * line, the NVIDIA kernel module's version, demangled kernel names. No CUDA. */
+#ifndef KTIME_SYSINFO_H
+#define KTIME_SYSINFO_H
+
+#include <stddef.h>
+
+/* Reads /proc/self/cmdline into buf (size bytes) and points argv[0..max-1] at its
+ * arguments. Returns the number of arguments (0 when it cannot be read). */
+int sysinfo_cmdline(char *buf, size_t size, const char **argv, int max);
+
+/* Finds the driver version in the first line of /proc/driver/nvidia/version, in either
+ * form the NVIDIA module writes it:
+ *   NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ...
+ *   NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...
+ * The version is the first word made of digits and dots that has at least one dot.
+ * Writes it into out (size bytes) and returns 0, or writes "" and returns -1. */
+int sysinfo_parse_nvidia_version(const char *line, char *out, size_t size);
+
+/* The NVIDIA kernel module's version, read from path (NULL: /proc/driver/nvidia/version).
+ * Writes "" when it cannot be read or parsed. */
+void sysinfo_nvidia_version(const char *path, char *out, size_t size);
+
+/* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one or no
+ * demangler is in the process (libstdc++ is loaded for it if needed). Any thread. */
+char *sysinfo_demangle(const char *mangled);
+
+#endif
