@@ -27,7 +27,9 @@ int collect_kernels(struct report *r, bool with_aggs)
 {
     struct ktab *t = &kt.ktab;
     uint32_t used = atomic_load(&t->count);
-    struct report_kernel *ks = calloc(used ? used : 1, sizeof *ks);
+    /* Room for the kernels CUPTI saw run only in graphs, too (collect_hw). */
+    size_t cap = (size_t)used + HASH_COUNT(kt.hw.byname) + 1;
+    struct report_kernel *ks = calloc(cap, sizeof *ks);
     struct name_row *byname = NULL, *nr, *tmp;
     struct agg *a, *atmp;
     size_t n = 0;
@@ -111,6 +113,75 @@ int collect_kernels(struct report *r, bool with_aggs)
     free(row_of);
     r->kernels = ks;
     r->nkernels = n;
+    r->kernels_cap = cap;
+    return 0;
+}
+
+static struct report_kernel *row_named(struct report *r, const char *mangled)
+{
+    for (size_t i = 0; i < r->nkernels; i++)
+        if (r->kernels[i].kind == REPORT_KERNEL && strcmp(r->kernels[i].mangled, mangled) == 0)
+            return &r->kernels[i];
+    if (r->nkernels >= r->kernels_cap)
+        return NULL;
+    struct report_kernel *rk = &r->kernels[r->nkernels];
+    memset(rk, 0, sizeof *rk);
+    rk->mangled = mangled;
+    rk->kind = REPORT_KERNEL;
+    rk->per_dev = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->per_dev);
+    if (!rk->per_dev)
+        return NULL;
+    rk->name = sysinfo_demangle(mangled);
+    r->nkernels++;
+    return rk;
+}
+
+int collect_hw(struct report *r, bool hw_primary)
+{
+    struct hw_kernel *hk, *tmp;
+
+    HASH_ITER(hh, kt.hw.byname, hk, tmp) {
+        struct report_kernel *rk = row_named(r, hk->name);
+        uint64_t ev_timed = 0, direct, covered;
+
+        if (!rk)
+            return -1;
+        rk->in_graph += hk->in_graph;
+        if (!hw_primary && !rk->hw &&
+            !(rk->hw = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->hw)))
+            return -1;
+        for (int d = 0; d < r->ndevices; d++)
+            ev_timed += rk->per_dev[d].n;
+        for (struct hw_dev *hd = hk->devs; hd; hd = hd->next) {
+            int d = device_index(r, hd->device);
+            if (d < 0)
+                continue;
+            stats_merge(hw_primary ? &rk->per_dev[d] : &rk->hw[d], &hd->st);
+            if (hw_primary)
+                rk->hw_timed += hd->st.n;
+        }
+        if (!hw_primary)
+            continue;
+        /* Warmup is the first records (the same launches as the first calls, but for
+         * graph nodes); launches that ran and got neither a record nor an event (CUPTI
+         * dropped it, or it had not completed at exit) are incomplete. */
+        rk->warmup_skipped = hk->warmup;
+        direct = rk->calls - rk->captured - rk->failed;
+        covered = (hk->records - hk->in_graph) + ev_timed + rk->dropped + rk->incomplete;
+        rk->incomplete += hk->bad + (direct > covered ? direct - covered : 0);
+    }
+    /* Kernels of which no record came at all: what ran after warmup is incomplete. */
+    for (size_t i = 0; hw_primary && i < r->nkernels; i++) {
+        struct report_kernel *rk = &r->kernels[i];
+        uint64_t ev_timed = 0, direct, covered;
+        if (rk->kind != REPORT_KERNEL || hw_find(&kt.hw, rk->mangled))
+            continue;
+        for (int d = 0; d < r->ndevices; d++)
+            ev_timed += rk->per_dev[d].n;
+        direct = rk->calls - rk->captured - rk->failed;
+        covered = rk->warmup_skipped + ev_timed + rk->dropped + rk->incomplete;
+        rk->incomplete += direct > covered ? direct - covered : 0;
+    }
     return 0;
 }
 
@@ -118,6 +189,7 @@ void collect_free(struct report *r)
 {
     for (size_t i = 0; i < r->nkernels; i++) {
         free(r->kernels[i].per_dev);
+        free(r->kernels[i].hw);
         free((char *)r->kernels[i].name);
     }
     free(r->kernels);

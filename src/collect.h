@@ -1,4 +1,5 @@
-/* collect.h - gathers the report's rows from the kernel table and the drain's aggregates. */
+/* collect.h - gathers the report's rows from the kernel table, the drain's aggregates and
+ * the CUPTI timer's records. */
 #ifndef KTIME_COLLECT_H
 #define KTIME_COLLECT_H
 
@@ -12,6 +13,12 @@
  * aggregates hold to r->drops. Returns 0, or -1 when out of memory. Once the drain thread has
  * stopped (with_aggs false if it did not stop). */
 int collect_kernels(struct report *r, bool with_aggs);
+
+/* Adds the CUPTI timer's records (kt.hw) to the rows: with hw_primary (KTIME_TIMER=cupti)
+ * they are the rows' samples, and launches that got neither a record nor an event count as
+ * incomplete; otherwise (both) they go beside the events' samples, in report_kernel.hw.
+ * Kernels that only ran as graph nodes get rows of their own. Returns 0 or -1. */
+int collect_hw(struct report *r, bool hw_primary);
 
 /* Frees what collect_kernels() allocated. */
 void collect_free(struct report *r);

@@ -81,6 +81,9 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .max_kernels = CONFIG_DEFAULT_MAX_KERNELS,
         .signals = true,
         .gate = GATE_AUTO,
+        .timer = TIMER_EVENTS,
+        .cupti_buffer_mb = CONFIG_DEFAULT_CUPTI_BUFFER_MB,
+        .sample = 1,
     };
 
     /* KTIME_LOG first: it decides whether the other warnings are shown. */
@@ -118,6 +121,23 @@ void config_load(struct config *c, const char *(*get)(const char *))
             c->gate = GATE_AUTO;
         }
     }
+
+    parse_long(get, "KTIME_SAMPLE", 1, 1L << 30, &c->sample);
+    parse_long(get, "KTIME_CUPTI_BUFFER_MB", 1, 4096, &c->cupti_buffer_mb);
+    s = get("KTIME_TIMER");
+    if (s) {
+        if (strcasecmp(s, "events") == 0)
+            c->timer = TIMER_EVENTS;
+        else if (strcasecmp(s, "cupti") == 0)
+            c->timer = TIMER_CUPTI;
+        else if (strcasecmp(s, "both") == 0)
+            c->timer = TIMER_BOTH;
+        else
+            log_warn("KTIME_TIMER='%s' is not one of events, cupti, both; using events", s);
+    }
+    s = get("KTIME_CUPTI_LIB");
+    if (s && *s)
+        c->cupti_lib = strdup(s);
 
     s = get("KTIME_OUTPUT");
     if (s && *s) {

@@ -14,6 +14,13 @@ enum gate_mode {
                 * it is queued instead, and dropped if its start event had already fired */
 };
 
+/* KTIME_TIMER: what measures a kernel's time. */
+enum timer_kind {
+    TIMER_EVENTS, /* a CUDA event pair around each launch (the user's method) */
+    TIMER_CUPTI,  /* CUPTI activity records: the hardware's start and end of each kernel */
+    TIMER_BOTH    /* both for every timed launch: the report shows their difference */
+};
+
 struct config {
     bool disable;            /* KTIME_DISABLE: pure pass-through */
     long warmup;             /* KTIME_WARMUP: launches of each kernel left untimed */
@@ -25,12 +32,17 @@ struct config {
     long max_kernels;        /* KTIME_MAX_KERNELS: distinct kernels tracked */
     bool signals;            /* KTIME_SIGNALS: write the report on SIGINT/SIGTERM/SIGHUP */
     enum gate_mode gate;     /* KTIME_GATE: hold the stream until the launch is queued */
+    enum timer_kind timer;   /* KTIME_TIMER */
+    const char *cupti_lib;   /* KTIME_CUPTI_LIB: libcupti to load first (owned copy), or NULL */
+    long cupti_buffer_mb;    /* KTIME_CUPTI_BUFFER_MB: activity buffers, in all */
+    long sample;             /* KTIME_SAMPLE: time about one launch in this many (events) */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
 #define CONFIG_DEFAULT_POOL_CAP 16384
 #define CONFIG_DEFAULT_EXIT_WAIT_MS 2000
 #define CONFIG_DEFAULT_MAX_KERNELS 65536
+#define CONFIG_DEFAULT_CUPTI_BUFFER_MB 8
 
 /* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
  * variable. A bad value gets one "ktime: warning:" line naming the variable and the

@@ -20,7 +20,7 @@
  * threads bursting launches on an H200 still ran it dry. */
 #define POOL_INITIAL_PAIRS 1024
 
-static void record_device(CUdevice dev)
+void ktime_note_device(CUdevice dev)
 {
     int n = atomic_load(&kt.ndevices);
     struct report_device *d;
@@ -152,7 +152,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
         p = NULL;
         goto fail;
     }
-    record_device(dev);
+    ktime_note_device(dev);
     if (!kt.drain.started) {
         int err = drain_start(&kt.drain);
         if (err)

@@ -19,6 +19,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->aggs = NULL;
     d->last_agg = NULL;
     d->tick = NULL;
+    d->records = NULL;
     d->started = false;
     atomic_init(&d->stop, 0);
     pthread_mutex_init(&d->pass_lock, NULL);
@@ -409,6 +410,8 @@ static void *drain_main(void *arg)
         bool busy;
         if (d->tick)
             d->tick();
+        if (d->records)
+            d->records();
         pthread_mutex_lock(&d->pass_lock);
         busy = drain_pass(d) > 0 || pending_total(d) > 0;
         pthread_mutex_unlock(&d->pass_lock);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "cuptitimer.h"
 #include "driver.h"
 #include "gatewatch.h"
 #include "launch.h"
@@ -131,6 +132,51 @@ static void deliver(struct report *r, double t_built)
         log_warn("the report could not be written to stderr either");
 }
 
+/* Kernel launches through the wrappers that ran, each of which should bring a CUPTI record. */
+static uint64_t launches_ran(void)
+{
+    uint32_t used = atomic_load(&kt.ktab.count);
+    uint64_t n = 0;
+
+    for (uint32_t j = 0; j < used; j++) {
+        struct ktab_entry *e = ktab_nth(&kt.ktab, j);
+        if (e && atomic_load(&e->kind) == KTAB_KERNEL)
+            n += atomic_load(&e->calls) - atomic_load(&e->failed);
+    }
+    return n;
+}
+
+/* The CUPTI timer's part: its last records, its devices, what it did. Returns whether its
+ * records are the rows' samples (KTIME_TIMER=cupti and CUPTI started). */
+static bool finish_cupti(struct report *r, bool stopped)
+{
+    static const char *const names[] = { "events", "cupti", "both" };
+    struct cuptitimer_info info;
+    struct hw_kernel *hk, *tmp;
+
+    r->timer_requested = names[kt.cfg.timer];
+    r->timer = names[kt.cfg.timer];
+    if (kt.cfg.timer == TIMER_EVENTS)
+        return false;
+    if (stopped) {
+        uint64_t expected = launches_ran();
+        cuptitimer_info(&info);
+        cuptitimer_finish(kt.cfg.exit_wait_ms,
+                          expected > info.dropped ? expected - info.dropped : 0);
+        HASH_ITER(hh, kt.hw.byname, hk, tmp)
+            for (struct hw_dev *d = hk->devs; d; d = d->next)
+                ktime_note_device((CUdevice)d->device);
+    }
+    cuptitimer_info(&info);
+    r->timer_note = info.note;
+    r->cupti_library = info.library;
+    r->cupti_dropped = info.dropped;
+    r->cupti_refused = info.refused;
+    if (!info.library)
+        r->timer = "events"; /* CUPTI never started */
+    return stopped && info.library && kt.cfg.timer == TIMER_CUPTI;
+}
+
 void finish_report(bool from_drain_thread)
 {
     static char cmdline[16384];
@@ -163,7 +209,9 @@ void finish_report(bool from_drain_thread)
     r.ndevices = atomic_load(&kt.ndevices);
     if (!stopped)
         r.note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
-    if (collect_kernels(&r, stopped) != 0) {
+    bool hw_primary = finish_cupti(&r, stopped);
+    r.ndevices = atomic_load(&kt.ndevices);
+    if (collect_kernels(&r, stopped) != 0 || (stopped && collect_hw(&r, hw_primary) != 0)) {
         log_warn("out of memory while writing the report");
         return;
     }

@@ -37,6 +37,8 @@ __attribute__((constructor)) static void ktime_init(void)
         return;
     }
     drain_init(&kt.drain, &driver_event_ops);
+    hw_init(&kt.hw, kt.cfg.warmup);
+    atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     fork_register();
     atomic_store(&kt.phase, PHASE_ON);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cuptitimer.h"
 #include "driver.h"
 #include "gatewatch.h"
 #include "lifecycle.h"
@@ -106,6 +107,7 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
         snprintf(name, sizeof name, "<kernel %p>", handle);
     ktab_set_name(k, name);
     ktime_register_exit();
+    cuptitimer_start(); /* once, before the first kernel runs */
     launch_busy = 0;
 }
 
@@ -157,6 +159,15 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     uint32_t slot;
     CUresult r;
 
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI) {
+        /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). */
+        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+            launch_into_capture(k, s, ptds))
+            return false;
+        L->k = k;
+        L->pool = NULL;
+        return true;
+    }
     launch_busy = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
@@ -272,6 +283,11 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
+    if (!L->pool) { /* timed by CUPTI */
+        if (r != CUDA_SUCCESS)
+            atomic_fetch_add_explicit(&L->k->failed, 1, memory_order_relaxed);
+        return;
+    }
     struct pool_slot *s = &L->pool->slots[L->slot];
 
     if (r != CUDA_SUCCESS) {
@@ -337,7 +353,7 @@ void launch_during_exit(void *handle, int kind)
     atomic_fetch_add_explicit(&k->shutdown, 1, memory_order_relaxed);
 }
 
-bool launch_warmup_captured(struct ktab_entry *k, CUstream s, int ptds)
+bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)
 {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUstream es = (ptds && s == NULL) ? CU_STREAM_PER_THREAD : s;

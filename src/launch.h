@@ -46,9 +46,9 @@ void launch_handle_gone(void *handle);
 /* A launch while the report is being written: counted (shutdown), never timed. */
 void launch_during_exit(void *handle, int kind);
 
-/* A warmup launch while some stream captures: whether it goes into a capture (then it
- * counts as captured, and is no warmup). */
-bool launch_warmup_captured(struct ktab_entry *k, CUstream s, int ptds);
+/* A launch that gets no events (warmup, or timed by CUPTI) while some stream captures:
+ * whether it goes into a capture (then it counts as captured, and is no warmup). */
+bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds);
 
 /* A stream capture began (r: its result), or one ended. Keep kt.captures. */
 void launch_capture_began(CUresult r);
@@ -78,7 +78,7 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     if (n < (uint64_t)kt.cfg.warmup) {
         /* Only while a capture is open anywhere does a warmup launch ask its stream. */
         if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0)
-            launch_warmup_captured(k, s, ptds);
+            launch_into_capture(k, s, ptds);
         return false;
     }
     return launch_begin_timed(L, k, s, ptds, n == 0);

@@ -87,8 +87,20 @@ static bool gate_is(const struct report *r, const char *mode)
     return strcmp(r->gate ? r->gate : "off", mode) == 0;
 }
 
+static bool timer_is(const struct report *r, const char *t)
+{
+    return strcmp(r->timer ? r->timer : "events", t) == 0;
+}
+
+static const char *source_words(const struct report *r)
+{
+    return timer_is(r, "cupti") ? "CUPTI activity records"
+           : timer_is(r, "both") ? "CUDA events and CUPTI activity records"
+                                 : "CUDA events";
+}
+
 struct totals {
-    uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated;
+    uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -107,6 +119,7 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.failed += rows[i].k->failed;
         t.incomplete += rows[i].k->incomplete;
         t.ungated += rows[i].k->ungated;
+        t.in_graph += rows[i].k->in_graph;
     }
     return t;
 }
@@ -153,6 +166,41 @@ static int name_column(struct row *rows, size_t n)
     return nref;
 }
 
+/* Merges a kernel's CUPTI samples over its devices. */
+static struct stats hw_all(const struct report *r, const struct report_kernel *k)
+{
+    struct stats s = { 0 };
+
+    for (int d = 0; k->hw && d < r->ndevices; d++)
+        stats_merge(&s, &k->hw[d]);
+    return s;
+}
+
+/* KTIME_TIMER=both: per kernel, the events' mean against the hardware's. */
+static void bias_table(FILE *f, const struct report *r, const struct row *rows)
+{
+    fprintf(f, "\nevents against the hardware (CUPTI), per kernel: the events' bias is their mean "
+               "minus the hardware's\n");
+    fprintf(f, "%9s %11s %9s %11s %11s  %s\n", "Timed", "Events us", "HW timed", "HW us",
+            "Bias us", "Kernel");
+    for (size_t i = 0; i < r->nkernels; i++) {
+        const struct row *w = &rows[i];
+        struct stats h = hw_all(r, w->k);
+        if (w->k->kind != REPORT_KERNEL || (w->all.n == 0 && h.n == 0))
+            continue;
+        if (w->all.n && h.n)
+            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  %s\n", (unsigned long long)w->all.n,
+                    w->all.mean, (unsigned long long)h.n, h.mean, w->all.mean - h.mean,
+                    w->shortname);
+        else if (h.n)
+            fprintf(f, "%9llu %11s %9llu %11.3f %11s  %s\n", (unsigned long long)w->all.n, "-",
+                    (unsigned long long)h.n, h.mean, "-", w->shortname);
+        else
+            fprintf(f, "%9llu %11.3f %9llu %11s %11s  %s\n", (unsigned long long)w->all.n,
+                    w->all.mean, 0ULL, "-", "-", w->shortname);
+    }
+}
+
 int report_write_text(FILE *f, struct report *r)
 {
     double grand;
@@ -166,10 +214,10 @@ int report_write_text(FILE *f, struct report *r)
     nref = name_column(rows, r->nkernels);
 
     if (r->build && *r->build)
-        fprintf(f, "ktime %s (git %s): GPU time per kernel, from CUDA events\n", r->version,
-                r->build);
+        fprintf(f, "ktime %s (git %s): GPU time per kernel, from %s\n", r->version, r->build,
+                source_words(r));
     else
-        fprintf(f, "ktime %s: GPU time per kernel, from CUDA events\n", r->version);
+        fprintf(f, "ktime %s: GPU time per kernel, from %s\n", r->version, source_words(r));
     fprintf(f, "command  ");
     for (int i = 0; i < r->argc; i++)
         fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
@@ -182,14 +230,26 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "gpu      none timed\n");
     fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
             r->warmup);
-    fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
-               "         each interval includes the GPU's grid launch latency (a few us)\n");
-    fprintf(f, "gate     %s\n",
-            gate_is(r, "auto")
-                ? "auto: a stream that may be idle is held until the launch is queued; on a busy\n"
-                  "         one each launch is checked to be queued before its start (KTIME_GATE)"
-            : gate_is(r, "on") ? "on: the stream is held until the launch is queued (KTIME_GATE)"
-                               : "off: a launch reaching an idle stream also counts its submission time");
+    if (timer_is(r, "cupti"))
+        fprintf(f, "method   CUPTI activity records: the hardware's start and end of each kernel\n"
+                   "         (KTIME_TIMER=cupti); no events, no launch gate\n");
+    else if (timer_is(r, "both"))
+        fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch,\n"
+                   "         and CUPTI's hardware start and end of the same kernels (KTIME_TIMER=both):\n"
+                   "         the table shows the events; their bias over the hardware is below it\n");
+    else
+        fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
+                   "         each interval includes the GPU's grid launch latency (a few us)\n");
+    if (r->timer_note)
+        fprintf(f, "timer    KTIME_TIMER=%s: %s\n",
+                r->timer_requested ? r->timer_requested : "events", r->timer_note);
+    if (!timer_is(r, "cupti") || r->timer_note)
+        fprintf(f, "gate     %s\n",
+                gate_is(r, "auto")
+                    ? "auto: a stream that may be idle is held until the launch is queued; on a busy\n"
+                      "         one each launch is checked to be queued before its start (KTIME_GATE)"
+                : gate_is(r, "on") ? "on: the stream is held until the launch is queued (KTIME_GATE)"
+                                   : "off: a launch reaching an idle stream also counts its submission time");
     if (r->gate_unavailable)
         fprintf(f, "         (KTIME_GATE=%s, but launch gates could not be set up in %u of %d "
                    "contexts: no pinned memory; their launches were not gated)\n",
@@ -214,8 +274,10 @@ int report_write_text(FILE *f, struct report *r)
                     "-", "-", "-", "-", w->shortname);
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
-        if (k->captured || k->dropped || k->failed || k->incomplete) {
+        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph) {
             const char *sep = " (";
+            if (k->in_graph)
+                fprintf(f, "%s%llu in graphs", sep, (unsigned long long)k->in_graph), sep = ", ";
             if (k->captured)
                 fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
             if (k->dropped)
@@ -251,10 +313,16 @@ int report_write_text(FILE *f, struct report *r)
                 fprintf(f, "[%d] %s\n", rows[i].ref, row_name(&rows[i]));
     }
 
+    if (timer_is(r, "both"))
+        bias_table(f, r, rows);
+    fputc('\n', f);
+    if (t.in_graph)
+        fprintf(f, "graphs   %llu kernel runs inside CUDA graphs, from CUPTI's records (counted "
+                   "below with the launches)\n", (unsigned long long)t.in_graph);
     fprintf(f,
-            "\nlaunches %llu seen: %llu timed, %llu warmup, %llu captured, %llu dropped, "
+            "launches %llu seen: %llu timed, %llu warmup, %llu captured, %llu dropped, "
             "%llu failed, %llu incomplete at exit\n",
-            (unsigned long long)t.calls, (unsigned long long)t.timed,
+            (unsigned long long)(t.calls + t.in_graph), (unsigned long long)t.timed,
             (unsigned long long)t.warmup, (unsigned long long)t.captured,
             (unsigned long long)t.dropped, (unsigned long long)t.failed,
             (unsigned long long)t.incomplete);
@@ -268,6 +336,10 @@ int report_write_text(FILE *f, struct report *r)
     if (t.ungated && !gate_is(r, "off"))
         fprintf(f, "ungated  %llu of the timed launches found the GPU behind (or were a kernel's first)\n",
                 (unsigned long long)t.ungated);
+    if (r->cupti_dropped || r->cupti_refused)
+        fprintf(f, "cupti    %llu records dropped by CUPTI; %llu times no free buffer "
+                   "(KTIME_CUPTI_BUFFER_MB)\n", (unsigned long long)r->cupti_dropped,
+                (unsigned long long)r->cupti_refused);
     fprintf(f, "timed    %.3f ms in all\n", grand / 1000.0);
     if (r->note)
         fprintf(f, "note     %s\n", r->note);
@@ -322,12 +394,28 @@ int report_write_json(FILE *f, struct report *r)
         fputs(i ? ", " : "", f);
         json_str(f, r->argv[i]);
     }
-    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"cuda-events\",\n  \"launch_gate\": %s,\n"
+    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"%s\",\n  \"launch_gate\": %s,\n"
                "  \"launch_gate_mode\": \"%s\",\n  \"launch_gate_requested\": \"%s\",\n"
                "  \"launch_gate_unavailable_contexts\": %u,\n  \"warmup\": %ld,\n",
-            r->pid, gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off",
+            r->pid,
+            timer_is(r, "cupti") ? "cupti-activity"
+            : timer_is(r, "both") ? "cuda-events+cupti-activity" : "cuda-events",
+            gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off",
             r->gate_requested ? r->gate_requested : (r->gate ? r->gate : "off"),
             r->gate_unavailable, r->warmup);
+    fprintf(f, "  \"timer\": { \"requested\": \"%s\", \"used\": \"%s\", \"note\": ",
+            r->timer_requested ? r->timer_requested : "events", r->timer ? r->timer : "events");
+    if (r->timer_note)
+        json_str(f, r->timer_note);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"cupti_library\": ");
+    if (r->cupti_library)
+        json_str(f, r->cupti_library);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"cupti_records_dropped\": %llu, \"cupti_buffers_refused\": %llu },\n",
+            (unsigned long long)r->cupti_dropped, (unsigned long long)r->cupti_refused);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
@@ -377,6 +465,29 @@ int report_write_json(FILE *f, struct report *r)
         json_num(f, w->all.sum);
         fprintf(f, ",\n      \"m2_us2\": ");
         json_num(f, w->all.m2);
+        fprintf(f, ",\n      \"in_graph\": %llu,\n      \"cupti_timed\": %llu",
+                (unsigned long long)k->in_graph, (unsigned long long)k->hw_timed);
+        if (k->hw) {
+            struct stats h = hw_all(r, k);
+            fprintf(f, ",\n      \"hw\": { \"timed\": %llu, \"mean_us\": ", (unsigned long long)h.n);
+            json_num(f, h.mean);
+            fprintf(f, ", \"min_us\": ");
+            json_num(f, h.min);
+            fprintf(f, ", \"max_us\": ");
+            json_num(f, h.max);
+            fprintf(f, ", \"stddev_us\": ");
+            json_num(f, stats_stddev(&h));
+            fprintf(f, ", \"sum_us\": ");
+            json_num(f, h.sum);
+            fprintf(f, ", \"m2_us2\": ");
+            json_num(f, h.m2);
+            fprintf(f, ", \"bias_us\": ");
+            if (h.n && w->all.n)
+                json_num(f, w->all.mean - h.mean);
+            else
+                fputs("null", f);
+            fprintf(f, " }");
+        }
         fprintf(f, ",\n      \"per_device\": [");
         sep = "";
         for (int d = 0; d < r->ndevices; d++) {
@@ -410,8 +521,9 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)r->drops[i]);
     fprintf(f,
             " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
-            "    \"timed_total_ms\": ",
-            (unsigned long long)t.failed, (unsigned long long)t.incomplete);
+            "    \"in_graph\": %llu,\n    \"timed_total_ms\": ",
+            (unsigned long long)t.failed, (unsigned long long)t.incomplete,
+            (unsigned long long)t.in_graph);
     json_num(f, grand / 1000.0);
     fprintf(f, "\n  }");
     if (r->note) {

@@ -28,6 +28,9 @@ struct report_kernel {
     uint64_t ungated;       /* timed samples whose launch was not gated (of the timed ones) */
     struct stats *per_dev;  /* one per report.devices entry, in microseconds */
     const char *name;       /* the name to show (demangled), or NULL to show `mangled` */
+    uint64_t in_graph;      /* CUPTI: records of it run as a CUDA graph's node (not launches) */
+    uint64_t hw_timed;      /* CUPTI timer: of the samples in per_dev, those from CUPTI */
+    struct stats *hw;       /* KTIME_TIMER=both: CUPTI's samples per device, or NULL */
 };
 
 enum report_drop {
@@ -56,8 +59,15 @@ struct report {
     int ndevices;
     struct report_kernel *kernels;  /* the writer sorts them in place */
     size_t nkernels;
+    size_t kernels_cap;             /* room in kernels (for collect) */
     uint64_t drops[DROP_NREASONS];  /* launches passed through untimed, by reason */
     const char *note;               /* one extra line for the footer, or NULL */
+    const char *timer;              /* KTIME_TIMER as it worked out: events, cupti, both */
+    const char *timer_requested;    /* KTIME_TIMER as set */
+    const char *timer_note;         /* why CUPTI is not (or no longer) timing, or NULL */
+    const char *cupti_library;      /* the libcupti used, or NULL */
+    uint64_t cupti_dropped;         /* records CUPTI dropped */
+    uint64_t cupti_refused;         /* buffers CUPTI asked for while ktime had none free */
 };
 
 /* Writes r as the human-readable table. Returns 0, or -1 if writing to f failed. */

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "drain.h"
+#include "hw.h"
 #include "ktab.h"
 #include "report.h"
 
@@ -43,6 +44,10 @@ struct ktime_state {
     /* Stream captures begun and not yet ended (the capture wrappers keep it): while it is
      * zero, a warmup launch cannot be going into a capture and is not asked. */
     _Atomic int captures;
+    /* enum timer_kind in effect for new launches: KTIME_TIMER, until CUPTI fails to start or
+     * is handed over to another client (then events). */
+    _Atomic int timing;
+    struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
 };
 
 extern struct ktime_state kt;

@@ -65,7 +65,32 @@ static void test_defaults(void **state)
     assert_int_equal(c.exit_wait_ms, CONFIG_DEFAULT_EXIT_WAIT_MS);
     assert_true(c.signals);
     assert_int_equal(c.gate, GATE_AUTO);
+    assert_int_equal(c.timer, TIMER_EVENTS);
+    assert_int_equal(c.sample, 1);
+    assert_int_equal(c.cupti_buffer_mb, CONFIG_DEFAULT_CUPTI_BUFFER_MB);
+    assert_null(c.cupti_lib);
     assert_string_equal(captured, "");
+}
+
+/* KTIME_TIMER, KTIME_SAMPLE, KTIME_CUPTI_LIB, KTIME_CUPTI_BUFFER_MB. */
+static void test_timer_settings(void **state)
+{
+    static const struct {
+        const char *val;
+        enum timer_kind want;
+    } cases[] = { { "events", TIMER_EVENTS }, { "CUPTI", TIMER_CUPTI }, { "both", TIMER_BOTH } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct config c;
+        const char *env[] = { "KTIME_TIMER", cases[i].val, "KTIME_SAMPLE", "16",
+                              "KTIME_CUPTI_LIB", "/opt/x/libcupti.so.13",
+                              "KTIME_CUPTI_BUFFER_MB", "2", NULL };
+        load(&c, env);
+        assert_int_equal(c.timer, cases[i].want);
+        assert_int_equal(c.sample, 16);
+        assert_int_equal(c.cupti_buffer_mb, 2);
+        assert_string_equal(c.cupti_lib, "/opt/x/libcupti.so.13");
+        assert_string_equal(captured, "");
+    }
 }
 
 /* KTIME_GATE: auto, or any boolean word for always / never. */
@@ -162,6 +187,10 @@ static void test_other_bad_values(void **state)
         { "KTIME_DISABLE", "maybe", "using 0" },
         { "KTIME_GATE", "sometimes", "using auto" },
         { "KTIME_OUTPUT", "", "stderr" },
+        { "KTIME_TIMER", "hardware", "using events" },
+        { "KTIME_SAMPLE", "0", "using 1" },
+        { "KTIME_SAMPLE", "1.5", "using 1" },
+        { "KTIME_CUPTI_BUFFER_MB", "0", "using 8" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct config c;
@@ -194,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_format_overrides_suffix),
         cmocka_unit_test(test_output_template),
         cmocka_unit_test(test_gate_modes),
+        cmocka_unit_test(test_timer_settings),
         cmocka_unit_test(test_bad_warmup_values),
         cmocka_unit_test(test_other_bad_values),
         cmocka_unit_test(test_quiet_silences_warnings),

@@ -1,0 +1,42 @@
+/* cuptitimer.h - the CUPTI timer (KTIME_TIMER=cupti or both): kernel durations from CUPTI
+ * activity records. libcupti is loaded at run time; ktime uses only the activity API (it
+ * never subscribes, which would blind torch.profiler and Nsight), hands CUPTI over to any
+ * other client that arrives, and then times with events. */
+#ifndef KTIME_CUPTITIMER_H
+#define KTIME_CUPTITIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the timer did, for the report. */
+struct cuptitimer_info {
+    const char *library;    /* the libcupti in use, or NULL */
+    const char *note;       /* why CUPTI is not (or no longer) timing, or NULL */
+    uint64_t dropped;       /* records CUPTI dropped (cuptiActivityGetNumDroppedRecords) */
+    uint64_t refused;       /* buffers CUPTI asked for while the pool was empty */
+    uint64_t buffers;       /* buffers of records parsed */
+};
+
+/* Starts CUPTI activity tracing of kernels when KTIME_TIMER asks for it, once: called at the
+ * first launch, before the real call. On any failure, or when another CUPTI client or an
+ * injected tool (CUDA_INJECTION64_PATH) is there, says why once and leaves kt.timing at
+ * events. Takes ktime's set-up lock. */
+void cuptitimer_start(void);
+
+/* Parses the record buffers CUPTI has completed into kt.hw. The drain thread, on every pass
+ * (or the exit path once the drain thread stopped). */
+void cuptitimer_drain(void);
+
+/* At exit, with the drain thread stopped: asks CUPTI for its records until `expected`
+ * kernel records launched through ktime's wrappers have come (or wait_ms passed), then for
+ * the rest, incomplete ones included, and parses them. Never in a forked child. */
+void cuptitimer_finish(long wait_ms, uint64_t expected);
+
+/* Another CUPTI client is registering buffers, enabling activity or finalizing CUPTI (what):
+ * ktime flushes its records, lets go of CUPTI, and times later launches with events.
+ * Called by the interposed CUPTI entry points on the client's thread, before the real call. */
+void cuptitimer_foreign(const char *what);
+
+void cuptitimer_info(struct cuptitimer_info *out);
+
+#endif
