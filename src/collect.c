@@ -111,6 +111,16 @@ int collect_kernels(struct report *r, bool with_aggs)
         free(nr);
     }
     free(row_of);
+    /* KTIME_SAMPLE: every launch after warmup that ran is timed, dropped, failed or
+     * incomplete, or was left untimed by the draw; the last is what remains. */
+    for (size_t i = 0; kt.cfg.sample > 1 && kt.cfg.timer != TIMER_CUPTI && with_aggs && i < n; i++) {
+        struct report_kernel *rk = &ks[i];
+        uint64_t accounted = rk->warmup_skipped + rk->captured + rk->dropped + rk->failed +
+                             rk->incomplete;
+        for (int d = 0; d < r->ndevices; d++)
+            accounted += rk->per_dev[d].n;
+        rk->unsampled = rk->calls > accounted ? rk->calls - accounted : 0;
+    }
     r->kernels = ks;
     r->nkernels = n;
     r->kernels_cap = cap;

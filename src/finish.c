@@ -204,6 +204,7 @@ void finish_report(bool from_drain_thread)
     r.argv = argv;
     r.pid = (long)getpid();
     r.warmup = kt.cfg.warmup;
+    r.sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
     describe_gate(&r);
     r.devices = kt.devices;
     r.ndevices = atomic_load(&kt.ndevices);

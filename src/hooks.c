@@ -12,6 +12,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
+#include <cupti.h>
 #undef cuGetProcAddress /* cuda.h renames these to _v2; both are real exported symbols */
 #undef cuCtxDestroy
 #undef cuDevicePrimaryCtxReset
@@ -20,6 +21,7 @@
 #undef cuStreamBeginCaptureToGraph
 #undef cuStreamEndCapture
 
+#include "cuptitimer.h"
 #include "ktime.h"
 #include "lifecycle.h"
 #include "launch.h"
@@ -271,6 +273,53 @@ KTIME_NO_TSAN static void *runtime_real(const char *name)
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
 #undef HOOK_RUNTIME
+
+/* ---- CUPTI entry points: another client arrives, ktime lets go ---- */
+
+/* libcupti's own function: the next definition after libktime, else a loaded libcupti's. */
+KTIME_NO_TSAN static void *cupti_real(const char *name)
+{
+    static const char *const sonames[] = { "libcupti.so.13", "libcupti.so.12" };
+    dlsym_fn f = real_dlsym();
+    void *p = f ? f(RTLD_NEXT, name) : NULL;
+
+    for (size_t i = 0; !p && f && i < sizeof sonames / sizeof sonames[0]; i++) {
+        void *h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
+        p = h ? f(h, name) : NULL;
+    }
+    return p;
+}
+
+#define HOOK_CUPTI(name, params, args)                                                     \
+    typedef CUptiResult (*name##_fn) params;                                               \
+    KTIME_EXPORT CUptiResult name params;                                                  \
+    static name##_fn name##_real;                                                          \
+    CUptiResult name params                                                                \
+    {                                                                                      \
+        name##_fn real = __atomic_load_n(&name##_real, __ATOMIC_ACQUIRE);                  \
+        if (!real) {                                                                       \
+            real = (name##_fn)cupti_real(#name);                                           \
+            __atomic_store_n(&name##_real, real, __ATOMIC_RELEASE);                        \
+        }                                                                                  \
+        if (!real)                                                                         \
+            return CUPTI_ERROR_NOT_INITIALIZED;                                            \
+        cuptitimer_foreign(#name);                                                         \
+        return real args;                                                                  \
+    }
+#include "cuptihooks.def"
+#undef HOOK_CUPTI
+
+/* Whether name is a CUPTI entry point that libktime exports but no libcupti in the process
+ * defines: dlsym must then answer as if libktime were not there. */
+KTIME_NO_TSAN static bool cupti_absent(const char *name)
+{
+#define HOOK_CUPTI(cname, params, args)                                                    \
+    if (streq(name, #cname))                                                               \
+        return cupti_real(#cname) == NULL;
+#include "cuptihooks.def"
+#undef HOOK_CUPTI
+    return false;
+}
 
 /* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
  * process defines: dlsym must then answer as if libktime were not there. */
@@ -528,6 +577,11 @@ KTIME_NO_TSAN static void *own_export(const char *name)
     for (size_t j = 0; j < sizeof runtime / sizeof runtime[0]; j++)
         if (streq(name, runtime[j].name))
             return runtime[j].fn;
+#define HOOK_CUPTI(n, params, args)                                                        \
+    if (streq(name, #n))                                                                   \
+        return (void *)n;
+#include "cuptihooks.def"
+#undef HOOK_CUPTI
     if (streq(name, "dlsym"))
         return (void *)dlsym;
     if (streq(name, "ktime_version"))
@@ -652,6 +706,9 @@ KTIME_NO_TSAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
     if (i < 0 || !p) {
         if (p && name[0] == 'c' && name[1] == 'u' && name[2] == 'd' && name[3] == 'a' &&
             runtime_absent(name))
+            return NULL;
+        if (p && name[0] == 'c' && name[1] == 'u' && name[2] == 'p' && name[3] == 't' &&
+            name[4] == 'i' && cupti_absent(name))
             return NULL;
         return p;
     }

@@ -13,6 +13,15 @@
 #include "log.h"
 
 __thread int launch_busy __attribute__((tls_model("initial-exec")));
+__thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
+
+uint64_t launch_rng_seed(void)
+{
+    static _Atomic uint64_t next = 0x9E3779B97F4A7C15ULL;
+    uint64_t x = atomic_fetch_add(&next, 0x9E3779B97F4A7C15ULL) ^ (uintptr_t)&launch_rng;
+
+    return x ? x : 1;
+}
 
 /* The pool of the context this thread used last (NULL: that context has none, for good):
  * most threads use one context. */

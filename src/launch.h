@@ -43,6 +43,23 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g);
 /* A handle (graph exec) is destroyed: a later one at the same address is another row. */
 void launch_handle_gone(void *handle);
 
+/* KTIME_SAMPLE=k: a per-thread draw that is true about once in k calls, at random (not
+ * every k-th: periodic programs would alias). xorshift64*, seeded per thread. */
+extern __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
+uint64_t launch_rng_seed(void);
+
+static inline bool launch_drawn(void)
+{
+    uint64_t x = launch_rng ? launch_rng : launch_rng_seed();
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    launch_rng = x;
+    /* The high 32 bits of x * 0x2545F4914F6CDD1D, scaled to [0, k): 0 about once in k. */
+    return (((x * 0x2545F4914F6CDD1DULL) >> 32) * (uint64_t)kt.cfg.sample >> 32) == 0;
+}
+
 /* A launch while the report is being written: counted (shutdown), never timed. */
 void launch_during_exit(void *handle, int kind);
 
@@ -81,6 +98,8 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             launch_into_capture(k, s, ptds);
         return false;
     }
+    if (kt.cfg.sample > 1 && !launch_drawn())
+        return false;
     return launch_begin_timed(L, k, s, ptds, n == 0);
 }
 

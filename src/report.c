@@ -45,6 +45,7 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
 struct row {
     struct report_kernel *k;
     struct stats all;       /* per_dev merged */
+    double total_us;        /* all.sum, or with KTIME_SAMPLE its estimate: mean x launches */
     char shortname[80];     /* the table's Kernel column */
     int ref;                /* > 0: the full name is listed under this number */
 };
@@ -58,8 +59,8 @@ static int cmp_rows(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
 
-    if (x->all.sum != y->all.sum)
-        return x->all.sum < y->all.sum ? 1 : -1;
+    if (x->total_us != y->total_us)
+        return x->total_us < y->total_us ? 1 : -1;
     if (x->k->calls != y->k->calls)
         return x->k->calls < y->k->calls ? 1 : -1;
     return strcmp(row_name(x), row_name(y));
@@ -76,7 +77,10 @@ static struct row *make_rows(struct report *r, double *grand_total_us)
         rows[i].k = &r->kernels[i];
         for (int d = 0; d < r->ndevices; d++)
             stats_merge(&rows[i].all, &r->kernels[i].per_dev[d]);
-        *grand_total_us += rows[i].all.sum;
+        rows[i].total_us = rows[i].all.sum;
+        if (r->kernels[i].unsampled && rows[i].all.n)
+            rows[i].total_us = rows[i].all.mean * (double)(rows[i].all.n + r->kernels[i].unsampled);
+        *grand_total_us += rows[i].total_us;
     }
     qsort(rows, r->nkernels, sizeof *rows, cmp_rows);
     return rows;
@@ -101,6 +105,7 @@ static const char *source_words(const struct report *r)
 
 struct totals {
     uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
+    uint64_t unsampled;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -120,6 +125,7 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.incomplete += rows[i].k->incomplete;
         t.ungated += rows[i].k->ungated;
         t.in_graph += rows[i].k->in_graph;
+        t.unsampled += rows[i].k->unsampled;
     }
     return t;
 }
@@ -264,7 +270,7 @@ int report_write_text(FILE *f, struct report *r)
         const struct report_kernel *k = w->k;
         if (w->all.n > 0)
             fprintf(f, "%7.2f %12.3f %9llu %7llu %9llu %11.3f %11.3f %11.3f %11.3f  %s",
-                    grand > 0 ? 100.0 * w->all.sum / grand : 0.0, w->all.sum / 1000.0,
+                    grand > 0 ? 100.0 * w->total_us / grand : 0.0, w->total_us / 1000.0,
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
                     (unsigned long long)w->all.n, w->all.mean, w->all.min, w->all.max,
                     stats_stddev(&w->all), w->shortname);
@@ -316,14 +322,18 @@ int report_write_text(FILE *f, struct report *r)
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
     fputc('\n', f);
+    char unsampled_words[48] = "";
+    if (t.unsampled)
+        snprintf(unsampled_words, sizeof unsampled_words, "%llu not sampled, ",
+                 (unsigned long long)t.unsampled);
     if (t.in_graph)
         fprintf(f, "graphs   %llu kernel runs inside CUDA graphs, from CUPTI's records (counted "
                    "below with the launches)\n", (unsigned long long)t.in_graph);
     fprintf(f,
-            "launches %llu seen: %llu timed, %llu warmup, %llu captured, %llu dropped, "
+            "launches %llu seen: %llu timed, %s%llu warmup, %llu captured, %llu dropped, "
             "%llu failed, %llu incomplete at exit\n",
             (unsigned long long)(t.calls + t.in_graph), (unsigned long long)t.timed,
-            (unsigned long long)t.warmup, (unsigned long long)t.captured,
+            unsampled_words, (unsigned long long)t.warmup, (unsigned long long)t.captured,
             (unsigned long long)t.dropped, (unsigned long long)t.failed,
             (unsigned long long)t.incomplete);
     if (t.dropped) {
@@ -340,7 +350,11 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "cupti    %llu records dropped by CUPTI; %llu times no free buffer "
                    "(KTIME_CUPTI_BUFFER_MB)\n", (unsigned long long)r->cupti_dropped,
                 (unsigned long long)r->cupti_refused);
-    fprintf(f, "timed    %.3f ms in all\n", grand / 1000.0);
+    if (t.unsampled)
+        fprintf(f, "sampled  about 1 in %ld launches timed after warmup (KTIME_SAMPLE): %llu not "
+                   "timed; Total ms and Time%% are estimates, mean x launches\n",
+                r->sample, (unsigned long long)t.unsampled);
+    fprintf(f, "%s %.3f ms in all\n", t.unsampled ? "total   ~" : "timed   ", grand / 1000.0);
     if (r->note)
         fprintf(f, "note     %s\n", r->note);
     free(rows);
@@ -450,9 +464,11 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)k->failed, (unsigned long long)k->incomplete,
                 (unsigned long long)w->all.n, (unsigned long long)k->ungated);
         fprintf(f, "      \"total_ms\": ");
-        json_num(f, w->all.sum / 1000.0);
+        json_num(f, w->total_us / 1000.0);
+        fprintf(f, ",\n      \"total_estimated\": %s,\n      \"unsampled\": %llu",
+                k->unsampled ? "true" : "false", (unsigned long long)k->unsampled);
         fprintf(f, ",\n      \"percent\": ");
-        json_num(f, grand > 0 ? 100.0 * w->all.sum / grand : 0.0);
+        json_num(f, grand > 0 ? 100.0 * w->total_us / grand : 0.0);
         fprintf(f, ",\n      \"mean_us\": ");
         json_num(f, w->all.mean);
         fprintf(f, ",\n      \"min_us\": ");
@@ -521,9 +537,11 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)r->drops[i]);
     fprintf(f,
             " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
-            "    \"in_graph\": %llu,\n    \"timed_total_ms\": ",
+            "    \"in_graph\": %llu,\n    \"unsampled\": %llu,\n    \"sample\": %ld,\n"
+            "    \"timed_total_ms\": ",
             (unsigned long long)t.failed, (unsigned long long)t.incomplete,
-            (unsigned long long)t.in_graph);
+            (unsigned long long)t.in_graph, (unsigned long long)t.unsampled,
+            r->sample > 1 ? r->sample : 1L);
     json_num(f, grand / 1000.0);
     fprintf(f, "\n  }");
     if (r->note) {

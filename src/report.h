@@ -31,6 +31,7 @@ struct report_kernel {
     uint64_t in_graph;      /* CUPTI: records of it run as a CUDA graph's node (not launches) */
     uint64_t hw_timed;      /* CUPTI timer: of the samples in per_dev, those from CUPTI */
     struct stats *hw;       /* KTIME_TIMER=both: CUPTI's samples per device, or NULL */
+    uint64_t unsampled;     /* KTIME_SAMPLE: launches after warmup left untimed by the draw */
 };
 
 enum report_drop {
@@ -51,6 +52,7 @@ struct report {
     int argc;
     long pid;
     long warmup;
+    long sample;                    /* KTIME_SAMPLE: about one launch in this many is timed */
     const char *gate;               /* KTIME_GATE as it worked out: "auto", "on" or "off" */
     const char *gate_requested;     /* KTIME_GATE as set (NULL: same as gate) */
     unsigned int gate_unavailable;  /* contexts whose launches could not be gated */
