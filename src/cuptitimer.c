@@ -45,6 +45,7 @@ static struct {
     struct mpmc done_q;      /* ids of buffers CUPTI completed, for the drain */
     _Atomic int active;      /* records are coming to ktime */
     _Atomic int foreign;     /* another client showed up */
+    _Atomic int started;     /* activity tracing was enabled for ktime */
     _Atomic uint64_t dropped, refused, parsed;
     char note[192];
     _Atomic(const char *) note_ptr;
@@ -266,6 +267,7 @@ void cuptitimer_start(void)
         if (cu.ActivityFlushPeriod)
             cu.ActivityFlushPeriod(FLUSH_PERIOD_MS);
         cu.pid = getpid();
+        atomic_store(&cu.started, 1);
         atomic_store(&cu.active, 1);
         kt.drain.records = cuptitimer_drain;
         if (!kt.drain.started && drain_start(&kt.drain) != 0)
@@ -327,6 +329,7 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
 void cuptitimer_info(struct cuptitimer_info *out)
 {
     out->library = cu.library[0] ? cu.library : NULL;
+    out->started = atomic_load(&cu.started);
     out->note = atomic_load(&cu.note_ptr);
     out->dropped = atomic_load(&cu.dropped);
     out->refused = atomic_load(&cu.refused);

@@ -11,6 +11,7 @@
 /* What the timer did, for the report. */
 struct cuptitimer_info {
     const char *library;    /* the libcupti in use, or NULL */
+    bool started;           /* CUPTI timed launches (it may have been handed over since) */
     const char *note;       /* why CUPTI is not (or no longer) timing, or NULL */
     uint64_t dropped;       /* records CUPTI dropped (cuptiActivityGetNumDroppedRecords) */
     uint64_t refused;       /* buffers CUPTI asked for while the pool was empty */

@@ -172,9 +172,9 @@ static bool finish_cupti(struct report *r, bool stopped)
     r->cupti_library = info.library;
     r->cupti_dropped = info.dropped;
     r->cupti_refused = info.refused;
-    if (!info.library)
+    if (!info.started)
         r->timer = "events"; /* CUPTI never started */
-    return stopped && info.library && kt.cfg.timer == TIMER_CUPTI;
+    return stopped && info.started && kt.cfg.timer == TIMER_CUPTI;
 }
 
 void finish_report(bool from_drain_thread)

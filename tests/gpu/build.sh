@@ -4,7 +4,8 @@
 #
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
-# OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, libkcount.so and BUILD-INFO.txt
+# OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, app_exitrace,
+# libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -142,6 +143,10 @@ then
     fi
 fi
 
+if step app_exitrace "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/app_exitrace" "$HERE/app_exitrace.cu" -lpthread; then
+    built+=(app_exitrace)
+fi
+
 # --- the independent counter ---------------------------------------------------------------
 if step libkcount "$CC" -O2 -g -std=gnu11 -Wall -Wextra -fPIC -shared -I"$CUDA_HOME/include" \
     -o "$OUTDIR/libkcount.so" "$HERE/kcount.c" -L"$CUDA_HOME/lib64" -lcupti -lpthread \
@@ -158,7 +163,7 @@ fi
     echo "cc: $("$CC" --version | head -n 1)"
     echo "gencode: ${GENCODE[*]}"
     echo "git: $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$HERE" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty)')"
-    for f in app_static app_shared app_ptds app_paths app_driver libkcount.so; do
+    for f in app_static app_shared app_ptds app_paths app_driver app_exitrace libkcount.so; do
         [ -f "$OUTDIR/$f" ] && echo "$(sha256sum "$OUTDIR/$f" | cut -c1-16)  $(stat -c %s "$OUTDIR/$f")  $f"
     done
 } >"$OUTDIR/BUILD-INFO.txt"

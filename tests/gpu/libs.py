@@ -10,8 +10,9 @@ the test helper libkcount; ktime itself is no CUPTI subscriber). Checks: same st
 kernel, ktime's calls == CUPTI's records. Kernels that ran inside CUDA graphs are seen by
 CUPTI one by one but by ktime as the graph's launch, so for a workload with graphs the check is
 the total: CUPTI records == sum over kernels of (calls - captured - failed) + sum over graph
-rows of calls x kernel nodes, with KTIME_WARMUP=0 (a captured launch within the warmup counts
-as warmup, which would hide it from the sum). torch.profiler and compute-sanitizer run with ktime alone (each brings
+rows of calls x kernel nodes, with the default KTIME_WARMUP=5: a captured launch among a
+kernel's first five counts as captured, not warmup (capture_warmup captures kernels that never
+ran before). torch.profiler and compute-sanitizer run with ktime alone (each brings
 its own CUPTI or instrumentation): same stdout, their own success, and a ktime report.
 Prints a markdown table last and writes it to OUT/libs.md. Exit 77 without a GPU.
 """
@@ -27,8 +28,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "workloads")
-PY = ["cublas", "cudnn", "triton_add", "torch_graphs", "nccl_allreduce", "nccl_2gpu"]
-GRAPH_WORKLOADS = {"torch_graphs"}
+PY = ["cublas", "cudnn", "triton_add", "torch_graphs", "capture_warmup", "nccl_allreduce",
+      "nccl_2gpu"]
+GRAPH_WORKLOADS = {"torch_graphs", "capture_warmup"}
 
 
 def run(cmd, env_extra, timeout=240):
@@ -140,9 +142,10 @@ def main():
         # One report per process (%p): a workload may spawn processes that inherit LD_PRELOAD.
         ktj = os.path.join(tmp, w.replace("#", "-") + ".%p.ktime.json")
         kcj = os.path.join(tmp, w.replace("#", "-") + ".%p.kcount.json")
-        # Graph workloads run with no warmup: a launch captured among a kernel's first
-        # KTIME_WARMUP counts as warmup, not captured, and the total check needs the split.
-        warm = "0" if wname in GRAPH_WORKLOADS else "5"
+        # Graph workloads too run with the default warmup: a launch captured among a kernel's
+        # first KTIME_WARMUP counts as captured, not warmup (issue 14), and capture_warmup
+        # captures kernels that never ran before. The total check needs that split.
+        warm = "5"
         rc1, out1, err1 = run(cmd, {"LD_PRELOAD": kcount + ":" + lib, "KTIME_OUTPUT": ktj,
                                     "KCOUNT_OUTPUT": kcj, "KTIME_WARMUP": warm})
         kt, kc = load_all(ktj.replace("%p", "*")), load_all(kcj.replace("%p", "*"))
