@@ -100,38 +100,6 @@ static void describe_gate(struct report *r)
         r->gate = "off";
 }
 
-/* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
- * so that each process of a multi-process run names its own file), or to stderr. */
-static void deliver(struct report *r, double t_built)
-{
-    static char path[PATH_MAX];
-    struct output o;
-    const char *why = NULL;
-
-    if (kt.cfg.output) {
-        char host[256];
-        if (outpath_expand(kt.cfg.output, r->pid, outpath_hostname(host, sizeof host), path,
-                           sizeof path, env_get) != 0) {
-            log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
-                     "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, kt.cfg.output);
-        } else if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) != 0) {
-            log_warn("KTIME_OUTPUT '%s' %s; the report follows on stderr", path, why);
-        } else {
-            int rc = write_report(o.f, r);
-            if (output_close(&o, rc != 0, &why) == 0) {
-                log_info("report written to %s", path);
-                log_debug("exit: %.2f ms to write the report", drain_now_ms() - t_built);
-                return;
-            }
-            log_warn("writing KTIME_OUTPUT '%s' failed (%s); %sthe report follows on stderr",
-                     path, why, o.replace ? "the file is left as it was; " : "");
-        }
-    }
-    fflush(stderr);
-    if (write_report(stderr, r) != 0)
-        log_warn("the report could not be written to stderr either");
-}
-
 /* Kernel launches through the wrappers that ran, each of which should bring a CUPTI record. */
 static uint64_t launches_ran(void)
 {
@@ -177,14 +145,103 @@ static bool finish_cupti(struct report *r, bool stopped)
     return stopped && info.started && kt.cfg.timer == TIMER_CUPTI;
 }
 
+/* Where the report went, for the second look at exit (finish_late). */
+static struct {
+    struct report r;          /* the header fields of the report written */
+    bool hw_primary, stopped;
+    bool to_file;
+    char path[PATH_MAX];
+    uint64_t late;            /* launches_late() when the rows were gathered */
+    char cmdline[16384];
+    const char *argv[256];
+} done;
+
+/* Launches made once the report was under way that ran or failed: they change its counts. */
+static uint64_t launches_late(void)
+{
+    uint32_t used = atomic_load(&kt.ktab.count);
+    uint64_t n = atomic_load(&kt.drops[DROP_TABLE_FULL]);
+
+    for (uint32_t j = 0; j < used; j++) {
+        struct ktab_entry *e = ktab_nth(&kt.ktab, j);
+        if (e)
+            n += atomic_load(&e->shutdown) + atomic_load(&e->failed);
+    }
+    return n;
+}
+
+/* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
+ * so that each process of a multi-process run names its own file), or to stderr. Returns
+ * whether it went to the file. */
+static bool deliver(struct report *r, double t_built, const char *path_done)
+{
+    static char path[PATH_MAX];
+    struct output o;
+    const char *why = NULL;
+
+    if (path_done) {
+        snprintf(path, sizeof path, "%s", path_done);
+    } else if (kt.cfg.output) {
+        char host[256];
+        if (outpath_expand(kt.cfg.output, r->pid, outpath_hostname(host, sizeof host), path,
+                           sizeof path, env_get) != 0) {
+            log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
+                     "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, kt.cfg.output);
+            path[0] = '\0';
+        }
+    } else {
+        path[0] = '\0';
+    }
+    if (path[0]) {
+        if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) != 0) {
+            log_warn("KTIME_OUTPUT '%s' %s; the report follows on stderr", path, why);
+        } else {
+            int rc = write_report(o.f, r);
+            if (output_close(&o, rc != 0, &why) == 0) {
+                if (!path_done)
+                    log_info("report written to %s", path);
+                log_debug("exit: %.2f ms to write the report", drain_now_ms() - t_built);
+                snprintf(done.path, sizeof done.path, "%s", path);
+                return true;
+            }
+            log_warn("writing KTIME_OUTPUT '%s' failed (%s); %sthe report follows on stderr",
+                     path, why, o.replace ? "the file is left as it was; " : "");
+        }
+    }
+    if (path_done)
+        return false; /* the complete report is there already; only stderr is left */
+    fflush(stderr);
+    if (write_report(stderr, r) != 0)
+        log_warn("the report could not be written to stderr either");
+    return false;
+}
+
+/* Gathers the rows (again, for finish_late) into done.r and writes them. */
+static bool build_and_deliver(double t_built, const char *path_done)
+{
+    struct report *r = &done.r;
+
+    memset(r->drops, 0, sizeof r->drops);
+    done.late = launches_late();
+    if (collect_kernels(r, done.stopped) != 0 ||
+        (done.stopped && collect_hw(r, done.hw_primary) != 0)) {
+        log_warn("out of memory while writing the report");
+        collect_free(r);
+        return false;
+    }
+    /* Last, so that launches made by other threads while the rows were gathered count. */
+    for (int i = 0; i < DROP_NREASONS; i++)
+        r->drops[i] += atomic_load(&kt.drops[i]);
+    bool to_file = deliver(r, t_built, path_done);
+    collect_free(r);
+    return to_file;
+}
+
 void finish_report(bool from_drain_thread)
 {
-    static char cmdline[16384];
-    const char *argv[256];
-    struct report r;
+    struct report *r = &done.r;
     int expected = PHASE_ON;
-    double t0, t_stop, t_finish, t_built;
-    bool stopped;
+    double t0, t_stop, t_finish;
 
     /* From here on, launches are counted as shutdown (untimed) until the process ends. */
     if (getpid() != kt.owner ||
@@ -192,36 +249,49 @@ void finish_report(bool from_drain_thread)
         return;
     launch_busy = 1;
     t0 = drain_now_ms();
-    stopped = stop_draining(from_drain_thread, &t_stop);
+    done.stopped = stop_draining(from_drain_thread, &t_stop);
     t_finish = drain_now_ms();
-    if (stopped)
+    if (done.stopped)
         log_costs();
 
-    memset(&r, 0, sizeof r);
-    r.version = PACKAGE_VERSION;
-    r.build = KTIME_BUILD_ID;
-    r.argc = sysinfo_cmdline(cmdline, sizeof cmdline, argv, 256);
-    r.argv = argv;
-    r.pid = (long)getpid();
-    r.warmup = kt.cfg.warmup;
-    r.sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
-    describe_gate(&r);
-    r.devices = kt.devices;
-    r.ndevices = atomic_load(&kt.ndevices);
-    if (!stopped)
-        r.note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
-    bool hw_primary = finish_cupti(&r, stopped);
-    r.ndevices = atomic_load(&kt.ndevices);
-    if (collect_kernels(&r, stopped) != 0 || (stopped && collect_hw(&r, hw_primary) != 0)) {
-        log_warn("out of memory while writing the report");
+    memset(r, 0, sizeof *r);
+    r->version = PACKAGE_VERSION;
+    r->build = KTIME_BUILD_ID;
+    r->argc = sysinfo_cmdline(done.cmdline, sizeof done.cmdline, done.argv, 256);
+    r->argv = done.argv;
+    r->pid = (long)getpid();
+    r->warmup = kt.cfg.warmup;
+    r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
+    describe_gate(r);
+    r->devices = kt.devices;
+    if (!done.stopped)
+        r->note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
+    done.hw_primary = finish_cupti(r, done.stopped);
+    r->ndevices = atomic_load(&kt.ndevices);
+    log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain", t_stop - t0,
+              t_finish - t_stop);
+    done.to_file = build_and_deliver(drain_now_ms(), NULL);
+}
+
+/* After every exit handler, CUDA's teardown included: launches that other threads made while
+ * the report was written (counted as shutdown, or failed once the driver shut down) are put
+ * into the report file, written again whole. On stderr the report cannot be taken back: a
+ * line says how many launches it misses. */
+__attribute__((destructor)) static void finish_late(void)
+{
+    uint64_t late;
+
+    if (getpid() != kt.owner || atomic_load(&kt.phase) != PHASE_EXITING || !done.r.version)
         return;
+    late = launches_late();
+    if (late == done.late)
+        return;
+    if (done.to_file) {
+        log_debug("exit: %llu launches came while the report was written; writing it again",
+                  (unsigned long long)(late - done.late));
+        build_and_deliver(drain_now_ms(), done.path);
+    } else {
+        log_warn("%llu more launches by other threads after the report above was written "
+                 "(counted as shutdown or failed)", (unsigned long long)(late - done.late));
     }
-    /* Last, so that launches made by other threads while the rows were gathered count. */
-    for (int i = 0; i < DROP_NREASONS; i++)
-        r.drops[i] += atomic_load(&kt.drops[i]);
-    t_built = drain_now_ms();
-    log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain, %.2f ms to build %zu "
-              "rows", t_stop - t0, t_finish - t_stop, t_built - t_finish, r.nkernels);
-    deliver(&r, t_built);
-    collect_free(&r);
 }

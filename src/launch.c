@@ -175,6 +175,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             return false;
         L->k = k;
         L->pool = NULL;
+        L->exiting = false;
         return true;
     }
     launch_busy = 1;
@@ -267,6 +268,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     }
     L->k = k;
     L->pool = p;
+    L->exiting = false;
     L->slot = slot;
     L->stream = es;
     r = drv.EventRecord((CUevent)p->slots[slot].start, es);
@@ -292,9 +294,14 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
-    if (!L->pool) { /* timed by CUPTI */
-        if (r != CUDA_SUCCESS)
+    if (!L->pool) { /* timed by CUPTI, or made during the report */
+        if (L->exiting && r == CUDA_SUCCESS) {
+            atomic_fetch_add_explicit(&L->k->shutdown, 1, memory_order_relaxed);
+        } else if (r != CUDA_SUCCESS) {
+            if (L->exiting)
+                atomic_fetch_add_explicit(&L->k->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&L->k->failed, 1, memory_order_relaxed);
+        }
         return;
     }
     struct pool_slot *s = &L->pool->slots[L->slot];
@@ -348,18 +355,21 @@ void launch_end(struct launch *L, CUresult r)
     launch_busy = 0;
 }
 
-void launch_during_exit(void *handle, int kind)
+bool launch_during_exit(struct launch *L, void *handle, int kind)
 {
     bool inserted;
     struct ktab_entry *k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
 
     if (!k) {
         atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
-        return;
+        return false;
     }
     if (inserted)
         launch_first_seen(k, handle, kind);
-    atomic_fetch_add_explicit(&k->shutdown, 1, memory_order_relaxed);
+    L->k = k;
+    L->pool = NULL;
+    L->exiting = true;
+    return true;
 }
 
 bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)

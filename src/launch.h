@@ -18,6 +18,7 @@ struct launch {
     struct gate_hint *hint; /* KTIME_GATE=auto: what this thread knows of the stream */
     void *probe;           /* stop event of the stream's previous timed launch, to query */
     bool verify;           /* not gated: check the start event is still pending once queued */
+    bool exiting;          /* made while the report was being written: only counted */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */
@@ -60,8 +61,10 @@ static inline bool launch_drawn(void)
     return (((x * 0x2545F4914F6CDD1DULL) >> 32) * (uint64_t)kt.cfg.sample >> 32) == 0;
 }
 
-/* A launch while the report is being written: counted (shutdown), never timed. */
-void launch_during_exit(void *handle, int kind);
+/* A launch once the report is being written: never timed. Fills L so that launch_end()
+ * counts it, as shutdown when it ran, as failed when the driver refused it (it may be shutting
+ * down). Returns false when the launch cannot be counted (kernel table full). */
+bool launch_during_exit(struct launch *L, void *handle, int kind);
 
 /* A launch that gets no events (warmup, or timed by CUPTI) while some stream captures:
  * whether it goes into a capture (then it counts as captured, and is no warmup). */
@@ -79,11 +82,9 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     bool inserted;
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    if (phase != PHASE_ON || launch_busy || !handle) {
-        if (phase == PHASE_EXITING && !launch_busy && handle)
-            launch_during_exit(handle, kind);
-        return false;
-    }
+    if (phase != PHASE_ON || launch_busy || !handle)
+        return phase == PHASE_EXITING && !launch_busy && handle &&
+               launch_during_exit(L, handle, kind);
     k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
     if (!k) {
         atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
