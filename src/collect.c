@@ -1,6 +1,7 @@
 /* collect.c - the report's rows, from the kernel table and the drain's aggregates. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "collect.h"
+#include "floor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,15 @@ int collect_hw(struct report *r, bool hw_primary)
     struct hw_kernel *hk, *tmp;
 
     HASH_ITER(hh, kt.hw.byname, hk, tmp) {
+        if (strcmp(hk->name, FLOOR_KERNEL) == 0) {
+            /* ktime's own empty kernel: the hardware floor of each device, not a row. */
+            for (struct hw_dev *hd = hk->devs; hd; hd = hd->next) {
+                int d = device_index(r, hd->device);
+                if (d >= 0 && hd->st.n)
+                    ((struct report_device *)r->devices)[d].floor_hw_us = hd->st.mean;
+            }
+            continue;
+        }
         struct report_kernel *rk = row_named(r, hk->name);
         uint64_t ev_timed = 0, direct, covered;
 

@@ -246,7 +246,9 @@ void cuptitimer_start(void)
     CUptiResult r;
     const char *inj = getenv("CUDA_INJECTION64_PATH");
 
-    if (kt.cfg.timer == TIMER_EVENTS || atomic_exchange(&tried, 1))
+    if (kt.cfg.timer == TIMER_EVENTS ||
+        atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON ||
+        atomic_exchange(&tried, 1))
         return;
     pthread_mutex_lock(&kt.setup_lock);
     if (inj && *inj) {

@@ -41,7 +41,15 @@
     X(DevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000, 0) \
     X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000, 0) \
     X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 11000, 0) \
-    X(ThreadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode, 10010, 0)
+    X(ThreadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode, 10010, 0) \
+    X(ModuleLoadData, cuModuleLoadData, 2000, 0)              \
+    X(ModuleGetFunction, cuModuleGetFunction, 2000, 0)        \
+    X(ModuleUnload, cuModuleUnload, 2000, 0)                  \
+    X(StreamCreate, cuStreamCreate, 2000, 0)                  \
+    X(StreamDestroy, cuStreamDestroy, 4000, 0)                \
+    X(EventDestroy, cuEventDestroy, 4000, 0)                  \
+    X(LaunchKernel, cuLaunchKernel, 4000, 0)                  \
+    X(MemFreeHost, cuMemFreeHost, 2000, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

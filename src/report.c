@@ -103,6 +103,25 @@ static const char *source_words(const struct report *r)
                                  : "CUDA events";
 }
 
+/* How many times the active timer's floor a kernel's mean must exceed to be trusted as is. */
+#define NEAR_FLOOR_FACTOR 3.0
+
+/* The floor of the active timer on device d: the hardware's under the CUPTI timer, the
+ * events' otherwise; 0 when not measured. */
+static double floor_of(const struct report *r, int d)
+{
+    return timer_is(r, "cupti") ? r->devices[d].floor_hw_us : r->devices[d].floor_events_us;
+}
+
+/* Whether the kernel's mean is within NEAR_FLOOR_FACTOR of the floor of a device it ran on. */
+static bool near_floor(const struct report *r, const struct report_kernel *k, double mean)
+{
+    for (int d = 0; k->kind == REPORT_KERNEL && d < r->ndevices; d++)
+        if (k->per_dev[d].n && floor_of(r, d) > 0 && mean < NEAR_FLOOR_FACTOR * floor_of(r, d))
+            return true;
+    return false;
+}
+
 struct totals {
     uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
     uint64_t unsampled;
@@ -234,6 +253,20 @@ int report_write_text(FILE *f, struct report *r)
                 r->devices[d].driver_version / 1000, r->devices[d].driver_version % 1000 / 10);
     if (r->ndevices == 0)
         fprintf(f, "gpu      none timed\n");
+    for (int d = 0; d < r->ndevices; d++) {
+        const struct report_device *v = &r->devices[d];
+        if (v->floor_events_us <= 0 && v->floor_hw_us <= 0)
+            continue;
+        fprintf(f, "floor    gpu %d: an empty kernel reads", v->ordinal);
+        if (v->floor_events_us > 0)
+            fprintf(f, " %.3f us with events", v->floor_events_us);
+        if (v->floor_hw_us > 0)
+            fprintf(f, "%s%.3f us in hardware (CUPTI)", v->floor_events_us > 0 ? ", " : " ",
+                    v->floor_hw_us);
+        fprintf(f, "; a kernel under %.0fx the timer's floor is marked \"near floor\"%s\n",
+                NEAR_FLOOR_FACTOR,
+                timer_is(r, "cupti") ? "" : " (KTIME_TIMER=cupti reads it without the events' bias)");
+    }
     fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
             r->warmup);
     if (timer_is(r, "cupti"))
@@ -280,8 +313,11 @@ int report_write_text(FILE *f, struct report *r)
                     "-", "-", "-", "-", w->shortname);
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
-        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph) {
+        bool nf = w->all.n && near_floor(r, k, w->all.mean);
+        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph || nf) {
             const char *sep = " (";
+            if (nf)
+                fprintf(f, "%snear floor", sep), sep = ", ";
             if (k->in_graph)
                 fprintf(f, "%s%llu in graphs", sep, (unsigned long long)k->in_graph), sep = ", ";
             if (k->captured)
@@ -436,6 +472,16 @@ int report_write_json(FILE *f, struct report *r)
         json_str(f, r->devices[d].name);
         fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
         json_str(f, r->devices[d].driver);
+        fprintf(f, ", \"floor_events_us\": ");
+        if (r->devices[d].floor_events_us > 0)
+            json_num(f, r->devices[d].floor_events_us);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"floor_hw_us\": ");
+        if (r->devices[d].floor_hw_us > 0)
+            json_num(f, r->devices[d].floor_hw_us);
+        else
+            fputs("null", f);
         fprintf(f, " }");
     }
     fprintf(f, "%s],\n  \"kernels\": [", r->ndevices ? "\n  " : "");
@@ -481,8 +527,9 @@ int report_write_json(FILE *f, struct report *r)
         json_num(f, w->all.sum);
         fprintf(f, ",\n      \"m2_us2\": ");
         json_num(f, w->all.m2);
-        fprintf(f, ",\n      \"in_graph\": %llu,\n      \"cupti_timed\": %llu",
-                (unsigned long long)k->in_graph, (unsigned long long)k->hw_timed);
+        fprintf(f, ",\n      \"in_graph\": %llu,\n      \"cupti_timed\": %llu,\n      \"near_floor\": %s",
+                (unsigned long long)k->in_graph, (unsigned long long)k->hw_timed,
+                w->all.n && near_floor(r, k, w->all.mean) ? "true" : "false");
         if (k->hw) {
             struct stats h = hw_all(r, k);
             fprintf(f, ",\n      \"hw\": { \"timed\": %llu, \"mean_us\": ", (unsigned long long)h.n);

@@ -16,6 +16,8 @@ struct report_device {
     char name[128];
     int driver_version;     /* as cuDriverGetVersion gives it, e.g. 13000 */
     char driver[32];        /* the kernel module's version, e.g. "580.159.04", or "" */
+    double floor_events_us; /* an empty kernel's event interval (median), 0: not measured */
+    double floor_hw_us;     /* its hardware duration from CUPTI (mean), 0: not measured */
 };
 
 enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1 };

@@ -173,6 +173,78 @@ static void test_ambiguous_short_names_get_refs(void **state)
     free(buf);
 }
 
+/* The floor line, the near-floor mark (small's 100 us mean is under 3 x 40 us), and the
+ * timer's own words: cupti, both with its bias table, sampled totals as estimates. */
+static void test_floor_and_timers(void **state)
+{
+    struct report_device d2[2] = { { 0, "Fake GPU 0", 13000 }, { 1, "Fake GPU 1", 13000 } };
+    struct stats hw[2] = { { 0 } };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    struct report r = make();
+
+    d2[0].floor_events_us = 40.0;
+    d2[0].floor_hw_us = 1.5;
+    r.devices = d2;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "floor    gpu 0: an empty kernel reads 40.000 us with events, "
+                                "1.500 us in hardware (CUPTI)"));
+    assert_non_null(strstr(buf, "small (near floor)"));
+    assert_null(strstr(buf, "big<float> (near floor"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_json(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"floor_events_us\": 40"));
+    assert_non_null(strstr(buf, "\"near_floor\": true"));
+    free(buf);
+
+    /* under the CUPTI timer the hardware floor counts: 100 us is far above 3 x 1.5 us */
+    r.timer = r.timer_requested = "cupti";
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "from CUPTI activity records"));
+    assert_null(strstr(buf, "near floor)"));
+    assert_null(strstr(buf, "\ngate "));
+    free(buf);
+
+    /* both: the bias table, events mean minus hardware mean */
+    stats_add(&hw[0], 97.0);
+    stats_add(&hw[0], 97.0);
+    ks[0].hw = hw;
+    r.timer = r.timer_requested = "both";
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "events against the hardware"));
+    assert_non_null(strstr(buf, "100.000         2      97.000      +3.000  small"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_json(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"bias_us\": 3"));
+    assert_non_null(strstr(buf, "\"timing_method\": \"cuda-events+cupti-activity\""));
+    free(buf);
+    ks[0].hw = NULL;
+
+    /* sampled: Total ms is mean x (timed + unsampled), and said to be an estimate */
+    r.timer = r.timer_requested = "events";
+    r.sample = 4;
+    ks[0].unsampled = 30;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "        4.000        15"));
+    assert_non_null(strstr(buf, "30 not sampled"));
+    assert_non_null(strstr(buf, "Total ms and Time% are estimates"));
+    free(buf);
+    ks[0].unsampled = 0;
+}
+
 static void test_write_error_reported(void **state)
 {
     FILE *f = fopen("/dev/full", "w");
@@ -207,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_short_names),
         cmocka_unit_test(test_ambiguous_short_names_get_refs),
         cmocka_unit_test(test_write_error_reported),
+        cmocka_unit_test(test_floor_and_timers),
         cmocka_unit_test(test_empty_report),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

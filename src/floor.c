@@ -1,0 +1,148 @@
+/* floor.c - an empty kernel's event interval on each device: the smallest time the events
+ * timer can report, printed in the report's header so that kernels near it stand out. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "floor.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+#include "log.h"
+
+#define FLOOR_LAUNCHES 33
+
+/* Any device since sm_50 JIT-compiles it. */
+static const char floor_ptx[] =
+    "//\n"
+    ".version 6.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".visible .entry " FLOOR_KERNEL "()\n"
+    "{\n"
+    "\tret;\n"
+    "}\n";
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool have_functions(void)
+{
+    return drv.ModuleLoadData && drv.ModuleGetFunction && drv.ModuleUnload && drv.StreamCreate &&
+           drv.StreamDestroy && drv.EventDestroy && drv.LaunchKernel && drv.MemHostAlloc &&
+           drv.MemHostGetDevicePointer && drv.MemFreeHost && drv.StreamWaitValue32 &&
+           drv.DevicePrimaryCtxGetState && drv.DevicePrimaryCtxRetain &&
+           drv.DevicePrimaryCtxRelease;
+}
+
+/* In the current context. Returns the median interval in us, or 0. */
+static double measure(long wait_ms)
+{
+    CUevent ev[2 * FLOOR_LAUNCHES] = { 0 };
+    float ms[FLOOR_LAUNCHES];
+    CUmodule mod = NULL;
+    CUfunction f;
+    CUstream s = NULL;
+    volatile uint32_t *gate = NULL;
+    CUdeviceptr gate_dev;
+    double result = 0, deadline;
+    int made = 0, ok = 0;
+    CUresult r = CUDA_ERROR_UNKNOWN;
+
+    if (drv.ModuleLoadData(&mod, floor_ptx) != CUDA_SUCCESS) {
+        mod = NULL;
+        goto out;
+    }
+    if (drv.ModuleGetFunction(&f, mod, FLOOR_KERNEL) != CUDA_SUCCESS ||
+        drv.StreamCreate(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        drv.MemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+        drv.MemHostGetDevicePointer(&gate_dev, (void *)gate, 0) != CUDA_SUCCESS)
+        goto out;
+    *gate = 0;
+    for (made = 0; made < 2 * FLOOR_LAUNCHES; made++)
+        if (drv.EventCreate(&ev[made], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+            goto out;
+    /* Everything queued behind the gate, then let go: the GPU runs it back to back, as it
+     * runs a gated launch's start event, kernel and stop event. */
+    r = drv.StreamWaitValue32(s, gate_dev, 1, CU_STREAM_WAIT_VALUE_EQ);
+    for (int i = 0; r == CUDA_SUCCESS && i < FLOOR_LAUNCHES; i++) {
+        r = drv.EventRecord(ev[2 * i], s);
+        if (r == CUDA_SUCCESS)
+            r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL);
+        if (r == CUDA_SUCCESS)
+            r = drv.EventRecord(ev[2 * i + 1], s);
+    }
+    __atomic_store_n(gate, 1, __ATOMIC_RELEASE); /* opened whatever happened */
+    if (r != CUDA_SUCCESS)
+        goto out;
+    deadline = now_ms() + (double)wait_ms;
+    while ((r = drv.EventQuery(ev[2 * FLOOR_LAUNCHES - 1])) == CUDA_ERROR_NOT_READY &&
+           now_ms() < deadline) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    if (r != CUDA_SUCCESS)
+        goto out;
+    for (int i = 0; i < FLOOR_LAUNCHES; i++)
+        if ((drv.EventElapsedTime2 ? drv.EventElapsedTime2(&ms[ok], ev[2 * i], ev[2 * i + 1])
+                                   : drv.EventElapsedTime(&ms[ok], ev[2 * i], ev[2 * i + 1])) ==
+            CUDA_SUCCESS)
+            ok++;
+    if (ok > FLOOR_LAUNCHES / 2) {
+        qsort(ms, (size_t)ok, sizeof ms[0], cmp_float);
+        result = (double)ms[ok / 2] * 1000.0;
+    }
+out:
+    /* A stream still held would never finish: never destroy what did not complete. */
+    if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY || !s) {
+        for (int i = 0; i < made; i++)
+            drv.EventDestroy(ev[i]);
+        if (s && r == CUDA_SUCCESS)
+            drv.StreamDestroy(s);
+        if (gate && r == CUDA_SUCCESS)
+            drv.MemFreeHost((void *)gate);
+    }
+    if (mod && r == CUDA_SUCCESS)
+        drv.ModuleUnload(mod);
+    return result;
+}
+
+int floor_measure(struct report_device *devs, int n, long wait_ms)
+{
+    int launched = 0;
+
+    if (!have_functions())
+        return 0;
+    for (int i = 0; i < n; i++) {
+        CUdevice dev = (CUdevice)devs[i].ordinal;
+        CUcontext pc = NULL, popped;
+        unsigned int flags;
+        int active = 0;
+
+        /* Only where the program's primary context still lives: never make one at exit. */
+        if (drv.DevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active ||
+            drv.DevicePrimaryCtxRetain(&pc, dev) != CUDA_SUCCESS)
+            continue;
+        if (drv.CtxPushCurrent(pc) == CUDA_SUCCESS) {
+            devs[i].floor_events_us = measure(wait_ms);
+            launched += FLOOR_LAUNCHES;
+            drv.CtxPopCurrent(&popped);
+        }
+        drv.DevicePrimaryCtxRelease(dev);
+        if (devs[i].floor_events_us == 0)
+            log_debug("could not measure the timing floor of device %d", devs[i].ordinal);
+    }
+    return launched;
+}
