@@ -51,9 +51,13 @@ int collect_kernels(struct report *r, bool with_aggs)
 
         if (!e)
             continue;
-        calls = atomic_load(&e->calls);
-        captured = atomic_load(&e->captured);
+        /* Other threads may still be launching (at exit): read what a launch adds to last
+         * (failed, dropped) before what it adds to first (calls), so that every launch counted
+         * in a bucket is counted in calls too. */
+        uint64_t failed = atomic_load(&e->failed), dropped = atomic_load(&e->dropped);
         shutdown = atomic_load(&e->shutdown);
+        captured = atomic_load(&e->captured);
+        calls = atomic_load(&e->calls);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
             continue;
@@ -87,9 +91,9 @@ int collect_kernels(struct report *r, bool with_aggs)
         rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
         rk->warmup_skipped += atomic_load(&e->rewarm);
         rk->captured += captured;
-        rk->dropped += atomic_load(&e->dropped) + shutdown;
+        rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;
-        rk->failed += atomic_load(&e->failed);
+        rk->failed += failed;
         row_of[ktab_id(t, e)] = (uint32_t)(rk - ks) + 1;
     }
     /* A drain thread that did not stop may still be changing the aggregates. */

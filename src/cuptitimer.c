@@ -46,7 +46,7 @@ static struct {
     _Atomic int active;      /* records are coming to ktime */
     _Atomic int foreign;     /* another client showed up */
     _Atomic int started;     /* activity tracing was enabled for ktime */
-    _Atomic uint64_t dropped, refused, parsed;
+    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers;
     char note[192];
     _Atomic(const char *) note_ptr;
     pid_t pid;               /* the process that enabled CUPTI: a child never flushes */
@@ -191,8 +191,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     (void)size;
     if (cu.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
         atomic_fetch_add(&cu.dropped, dropped);
-    if (id < 0)
+    atomic_fetch_add(&cu.completed, 1);
+    if (id < 0) {
+        atomic_fetch_add(&cu.foreign_buffers, 1);
         return; /* not one of ktime's: never parsed, never freed */
+    }
     cu.valid[id] = valid;
     mpmc_push(&cu.done_q, (uint32_t)id);
 }
@@ -295,8 +298,15 @@ void cuptitimer_foreign(const char *what)
     /* New launches go to events from here; what CUPTI holds of ktime's records comes back
      * to ktime's callbacks before the client's replace them. */
     atomic_store(&kt.timing, TIMER_EVENTS);
-    cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    uint64_t before = atomic_load(&cu.completed);
+    /* A plain flush first: it hands back the records of completed kernels with their
+     * timestamps. A forced flush alone handed them back without (H200, torch.profiler). */
+    cu.ActivityFlushAll(0);
+    CUptiResult fr = cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    CUptiResult dr = cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
+              result_string(fr), (unsigned long long)(atomic_load(&cu.completed) - before),
+              result_string(dr));
     atomic_store(&cu.active, 0);
     set_note("another CUPTI client (%s) took CUPTI over; later launches were timed with "
              "events", what);
@@ -313,6 +323,9 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
     if (atomic_load(&cu.active) && getpid() == cu.pid) {
         /* Records come once their kernels have completed; the program may exit while its
          * last kernels still run. */
+        log_debug("exit: waiting for CUPTI's records of %llu launches (%llu so far)",
+                  (unsigned long long)expected,
+                  (unsigned long long)(kt.hw.records - kt.hw.in_graph));
         for (;;) {
             cu.ActivityFlushAll(0);
             cuptitimer_drain();
@@ -321,11 +334,17 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
             nanosleep(&ms, NULL);
             waited += 1;
         }
+        log_debug("exit: %.0f ms for CUPTI's records; forced flush", waited);
         cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        /* Left enabled: the process is ending, and cuptiActivityDisable from an exit handler
+         * crashed inside libcupti under a statically linked cudart (H200, CUDA 13.0). */
         atomic_store(&cu.active, 0);
     }
     cuptitimer_drain();
+    log_debug("CUPTI: %llu buffers completed (%llu not ktime's), %llu parsed, %llu kernel "
+              "records", (unsigned long long)atomic_load(&cu.completed),
+              (unsigned long long)atomic_load(&cu.foreign_buffers),
+              (unsigned long long)atomic_load(&cu.parsed), (unsigned long long)kt.hw.records);
 }
 
 void cuptitimer_info(struct cuptitimer_info *out)

@@ -281,9 +281,11 @@ void finish_report(bool from_drain_thread)
         cuptitimer_drain();
         note_hw_devices();
     }
+    log_debug("exit: the floor");
     if (done.stopped && !from_drain_thread && ktime_driver_ready())
         floor_launches = floor_measure(kt.devices, atomic_load(&kt.ndevices),
                                        kt.cfg.exit_wait_ms < 500 ? kt.cfg.exit_wait_ms : 500);
+    log_debug("exit: floor done (%d launches)", floor_launches);
     done.hw_primary = finish_cupti(r, done.stopped, floor_launches);
     r->ndevices = atomic_load(&kt.ndevices);
     log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain", t_stop - t0,

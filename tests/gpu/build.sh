@@ -147,6 +147,10 @@ if step app_exitrace "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/app_exitrace" "$HERE/ap
     built+=(app_exitrace)
 fi
 
+if step inject_dummy "$CC" -O2 -fPIC -shared -o "$OUTDIR/libinject_dummy.so" "$HERE/inject_dummy.c"; then
+    built+=(inject_dummy)
+fi
+
 # --- the independent counter ---------------------------------------------------------------
 if step libkcount "$CC" -O2 -g -std=gnu11 -Wall -Wextra -fPIC -shared -I"$CUDA_HOME/include" \
     -o "$OUTDIR/libkcount.so" "$HERE/kcount.c" -L"$CUDA_HOME/lib64" -lcupti -lpthread \
