@@ -217,6 +217,8 @@ void cuptitimer_drain(void)
 {
     uint32_t id;
 
+    if (!cu.nbufs)
+        return; /* CUPTI never started: no queues */
     while (mpmc_pop(&cu.done_q, &id)) {
         parse(cu.bufs[id], cu.valid[id]);
         atomic_fetch_add_explicit(&cu.parsed, 1, memory_order_relaxed);
@@ -345,6 +347,18 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
               "records", (unsigned long long)atomic_load(&cu.completed),
               (unsigned long long)atomic_load(&cu.foreign_buffers),
               (unsigned long long)atomic_load(&cu.parsed), (unsigned long long)kt.hw.records);
+    if (log_level >= LOG_DEBUG) {
+        struct hw_kernel *k, *tmp;
+        int n = 0;
+        HASH_ITER(hh, kt.hw.byname, k, tmp) {
+            if (n++ == 8)
+                break;
+            log_debug("CUPTI: %.60s: %llu records, %llu warmup, %llu in graphs, %llu without "
+                      "a valid end", k->name, (unsigned long long)k->records,
+                      (unsigned long long)k->warmup, (unsigned long long)k->in_graph,
+                      (unsigned long long)k->bad);
+        }
+    }
 }
 
 void cuptitimer_info(struct cuptitimer_info *out)

@@ -27,6 +27,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -204,16 +205,22 @@ def part_exitrace(a, tmp, rows, notes):
         shut = t.get("dropped_reasons", {}).get("shutdown", 0)
         parts = (t["timed"] + t["warmup_skipped"] + t["captured"] + t["dropped"] + t["failed_launches"]
                  + t["incomplete_at_exit"] + t.get("unsampled", 0))
-        ok = t["launches_seen"] == want and parts == t["launches_seen"] and \
-            t["launches_seen"] - t["failed_launches"] >= c
-        rows.append(("exitrace", "#%d" % (i + 1), c, t["launches_seen"], 0 if ok else 1, "-", "-",
-                     "program %s; shutdown %d, failed %d; footer adds up: %s; rc %s" % (
-                         want, shut, t["failed_launches"],
-                         "yes" if parts == t["launches_seen"] else "NO", rc)))
+        m = re.search(r"app_exitrace: (\d+) launch calls failed", err)
+        app_failed = int(m.group(1)) if m else None
+        # The calls that succeeded, by the program's own count, against ktime's launches that
+        # ran. A call that failed may never have reached the driver (cudart refuses launches
+        # once it has shut down), so ktime sees at most the program's calls.
+        ran = t["launches_seen"] - t["failed_launches"]
+        ok = want is not None and app_failed is not None and ran == want - app_failed and \
+            t["launches_seen"] <= want and parts == t["launches_seen"] and ran >= c
+        rows.append(("exitrace", "#%d" % (i + 1), c, ran, 0 if ok else 1, "-", "-",
+                     "program: %s calls, %s failed; ktime: %d seen, %d failed, %d shutdown; footer "
+                     "adds up: %s; rc %s" % (want, app_failed, t["launches_seen"], t["failed_launches"],
+                                             shut, "yes" if parts == t["launches_seen"] else "NO", rc)))
         if not ok:
-            notes.append("exitrace #%d: program %s launches, ktime saw %d (failed %d, shutdown %d), "
-                         "CUPTI (stops first) %d" % (i + 1, want, t["launches_seen"],
-                                                      t["failed_launches"], shut, c))
+            notes.append("exitrace #%d: program %s calls (%s failed), ktime %d seen (%d failed, %d "
+                         "shutdown), CUPTI (stops first) %d" % (
+                             i + 1, want, app_failed, t["launches_seen"], t["failed_launches"], shut, c))
 
 
 def part_profiler(a, tmp, rows, notes):
