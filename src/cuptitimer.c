@@ -318,7 +318,7 @@ void cuptitimer_foreign(const char *what)
 void cuptitimer_finish(long wait_ms, uint64_t expected)
 {
     struct timespec ms = { 0, 1000000 };
-    double waited = 0;
+    double waited = 0, t0 = drain_now_ms();
 
     if (!cu.nbufs)
         return;
@@ -334,7 +334,7 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
             if (kt.hw.records - kt.hw.in_graph >= expected || waited >= wait_ms)
                 break;
             nanosleep(&ms, NULL);
-            waited += 1;
+            waited = drain_now_ms() - t0;
         }
         log_debug("exit: %.0f ms for CUPTI's records; forced flush", waited);
         cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
