@@ -190,6 +190,21 @@ def mean_without_longest(data, workload, config, size):
     return out
 
 
+def fallbacks(data, workload, config="ktime-cupti", want="cupti"):
+    """Successful runs of `config` whose report says ktime timed with another timer than
+    `want` (CUPTI could not start, or another client took it over): their figures do not
+    measure KTIME_TIMER=want."""
+    return sum(1 for r in data.get("runs", {}).get(workload, {}).get(config, [])
+               if r.get("ok") and r.get("values", {}).get("ktime_timer_used", want) != want)
+
+
+def fell_back(n, ok, detail):
+    """A target's verdict and detail when n of its runs fell back to events: not measured."""
+    if not n:
+        return ok, detail
+    return None, "%d run(s) timed with events, not CUPTI (see the sanity checks); %s" % (n, detail)
+
+
 def fmt(x, spec="%.1f"):
     return "-" if x is None else spec % x
 
@@ -335,6 +350,7 @@ def analyze(data):
         detail = "paired per-repetition median %s" % fmt(100 * pr["median"] if pr else None, "%+.3f %%")
         if tr is None:
             detail = "raw tracer (cupti) not measured; " + detail
+        ok, detail = fell_back(fallbacks(data, "mixed"), None if over is None else over <= lim, detail)
         targets.append(target(
             "cupti-%sus" % part, "%s us kernels back to back: KTIME_TIMER=cupti over the raw CUPTI "
             "tracer (run time)" % part,
@@ -342,7 +358,7 @@ def analyze(data):
                 fmt(None if over is None else 100 * over, "%+.3f %%"),
                 fmt(None if not kc or kc["slowdown"] is None else 100 * kc["slowdown"], "%+.2f %%"),
                 fmt(None if not tr or tr["slowdown"] is None else 100 * tr["slowdown"], "%+.2f %%")),
-            "<= +%g %%" % (100 * lim), None if over is None else over <= lim, detail))
+            "<= +%g %%" % (100 * lim), ok, detail))
     # KTIME_SAMPLE=16: the 10 us loop's run time, and the mean it reports against every launch
     # timed (ktime-timed) in the same run
     m = summ["mixed"].get("10", {})
@@ -419,11 +435,12 @@ def analyze(data):
     ok = None
     if rc is not None:
         ok = rc <= TORCH_CUPTI_RATIO and (rp is None or rc < rp)
+    ok, detail = fell_back(fallbacks(data, "torch"), ok,
+                           ("torch.profiler not measured; " if rp is None else "") +
+                           "ktime-timed (events) %s x" % fmt(rt, "%.3f"))
     targets.append(target("torch-cupti", "PyTorch small-op loop: KTIME_TIMER=cupti slowdown",
                           "%s x (torch.profiler %s x)" % (fmt(rc, "%.3f"), fmt(rp, "%.3f")),
-                          "<= %.1f x and < profiler" % TORCH_CUPTI_RATIO, ok,
-                          ("torch.profiler not measured; " if rp is None else "") +
-                          "ktime-timed (events) %s x" % fmt(rt, "%.3f")))
+                          "<= %.1f x and < profiler" % TORCH_CUPTI_RATIO, ok, detail))
 
     # --- memory ---------------------------------------------------------------------------------
     K = data.get("params", {}).get("kernels_k")
@@ -512,6 +529,8 @@ def analyze(data):
         eb = pend.get("bare", {}).get("exit_ms")
         detail = "process ended %s after main's return (bare %s)" % (
             fmt(e["median"] if e else None, "%.0f ms"), fmt(eb["median"] if eb else None, "%.0f ms"))
+    nfb = fallbacks(data, "pending")
+    ok, detail = fell_back(nfb, ok, detail)
     targets.append(target(
         "exit-pending", "exit with %s launches unsynchronized (KTIME_TIMER=cupti): report written "
         "after main's return" % fmt(p.get("pending_n"), "%d"),
@@ -521,22 +540,22 @@ def analyze(data):
     dt = mk["cupti"] - mk["bare"] if mk["cupti"] is not None and mk["bare"] is not None else None
     buf_kb = (p.get("cupti_buffer_mb") or CUPTI_BUFFER_MB) * 1024
     summ["pending_rss"] = {"ktime_cupti_added_kb": dk, "tracer_added_kb": dt, "buffers_kb": buf_kb}
+    ok, detail = fell_back(nfb, None if dk is None or dt is None else dk <= dt + buf_kb,
+                           "peak RSS of the whole process (wait4's ru_maxrss), exit included")
     targets.append(target(
         "exit-pending-rss", "exit with launches pending: peak RSS, ktime-cupti minus bare (medians)",
         "%s (raw tracer %s)" % (fmt(dk, "%+.0f kB"), fmt(dt, "%+.0f kB")),
-        "<= the raw tracer's + %d kB (KTIME_CUPTI_BUFFER_MB)" % buf_kb,
-        None if dk is None or dt is None else dk <= dt + buf_kb,
-        "peak RSS of the whole process (wait4's ru_maxrss), exit included"))
+        "<= the raw tracer's + %d kB (KTIME_CUPTI_BUFFER_MB)" % buf_kb, ok, detail))
     nok = sum(1 for r in kruns if r["values"].get("ktime_counts_ok") == 1)
     kp = pend.get("ktime-cupti", {})
 
     def mcell(k, spec="%.0f"):
         return fmt((kp.get(k) or {}).get("median"), spec)
 
+    ok, detail = fell_back(nfb, None if not kruns else nok == len(kruns), "")
     targets.append(target(
         "exit-pending-counts", "exit with launches pending: the ktime-cupti report's counts add up",
-        "%d of %d reports" % (nok, len(kruns)), "all",
-        None if not kruns else nok == len(kruns),
+        "%d of %d reports" % (nok, len(kruns)), "all", ok, detail +
         "launches = warmup + timed + captured + dropped + failed + incomplete (+ in graphs), "
         "incomplete >= CUPTI's dropped records; medians: timed %s, incomplete %s, CUPTI dropped "
         "%s, buffers refused %s" % (mcell("ktime_timed"), mcell("ktime_incomplete"),
@@ -2029,6 +2048,18 @@ def selftest():
     t = [t for t in d["targets"] if t["id"] == "exit-pending"][0]
     if t["result"] != "FAIL" or "4 of 5 runs" not in t["measured"]:
         failures.append("exit-pending, a run without a report: %s / %s" % (t["result"], t["measured"]))
+    # ktime fell back to events in a ktime-cupti run: its targets are not measured
+    d = synthetic(good=True)
+    d["runs"]["mixed"]["ktime-cupti"][1]["values"]["ktime_timer_used"] = "events"
+    d["runs"]["pending"]["ktime-cupti"][0]["values"]["ktime_timer_used"] = "events"
+    emit(d, None)
+    res = {t["id"]: t for t in d["targets"]}
+    if [res[k]["result"] for k in ("cupti-10us", "cupti-500us", "torch-cupti", "exit-pending",
+                                   "exit-pending-rss", "exit-pending-counts")] != \
+            ["n/a", "n/a", "PASS", "n/a", "n/a", "n/a"] or \
+            not res["cupti-10us"]["detail"].startswith("1 run(s) timed with events, not CUPTI"):
+        failures.append("fallback to events: %s" % {k: (t["result"], t["detail"]) for k, t in res.items()
+                                                    if k.startswith(("cupti", "exit-p"))})
     failures += selftest_reports()
     failures += selftest_running(tmp)
     # 4. round trip through bench.json (--analyze-only)
