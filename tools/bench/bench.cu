@@ -22,9 +22,18 @@
 //       synchronize (wall_s; agg_ns_per_launch = wall_s / (T x N)), each thread's loop time / N
 //       (ns_per_launch: the median over the threads; _min, _max), and the CPU time of the
 //       thread named "ktime-drain" (if any) from the barrier to the end.
-//   bench mixed [--n5 A] [--n50 B] [--n500 C] [--blocks G]
-//       kernels that spin on %globaltimer for 5, 50, 500 us (G blocks, default one per SM, x 128
-//       threads), each part launched back to back and synchronized; wall time per iteration.
+//   bench mixed [--n5 A] [--n10 D] [--n50 B] [--n500 C] [--blocks G]
+//       kernels that spin on %globaltimer for 5, 10, 50, 500 us (G blocks, default one per SM, x
+//       128 threads; defaults A=5000, D=10000, B=2000, C=300, 0 skips a part), each part launched
+//       back to back and synchronized; wall time per iteration. Each length is its own kernel,
+//       kt_bench_spin<5>, <10>, <50>, <500> (100 launches of <500> warm up first, 20 of each
+//       part's kernel before its loop).
+//   bench pending N [--warmup W]
+//       W warm-up launches of the tiny kernel (default 1000) and a synchronize, then N launches
+//       back to back, and main returns without synchronizing: the tool's exit finds the last
+//       launches queued or running and their records not yet delivered. Prints VmRSS, VmHWM,
+//       and CLOCK_REALTIME and CLOCK_MONOTONIC (ns) just before main returns
+//       (main_return_real_ns, main_return_ns).
 //   bench kernels K [--launches L] [--per-module M] [--exit-timer]
 //       generates PTX text for K tiny .entry functions (M per module, default 1000), loads it
 //       with cuModuleLoadData, launches each kernel L times (default 7) with cuLaunchKernel, and
@@ -264,9 +273,12 @@ static constexpr std::array<tiny_fn, sizeof...(Is)> make_tiny_table(std::integer
 static const std::array<tiny_fn, MAX_DISTINCT> TINY =
     make_tiny_table(std::make_integer_sequence<int, MAX_DISTINCT>{});
 
-// Spins for `ns` nanoseconds of %globaltimer (clock-independent length).
-__global__ void kt_bench_spin(unsigned long long ns, int *sink)
+// Spins for US microseconds of %globaltimer (clock-independent length). One instance per
+// length, so that a tool's per-kernel statistics keep the lengths apart (kt_bench_spin<10>).
+template <int US>
+__global__ void kt_bench_spin(int *sink)
 {
+    const unsigned long long ns = (unsigned long long)US * 1000ull;
     unsigned long long t0 = global_ns();
     unsigned long long spins = 0;
     while (global_ns() - t0 < ns)
@@ -633,13 +645,15 @@ static int cmd_threads(int argc, char **argv)
 
 static int cmd_mixed(int argc, char **argv)
 {
-    long n5 = 5000, n50 = 2000, n500 = 300, blocks = 0;
+    long n5 = 5000, n10 = 10000, n50 = 2000, n500 = 300, blocks = 0;
     bool raw = false;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--raw-events"))
             raw = true;
         else if (!strcmp(argv[i], "--n5") && i + 1 < argc)
             n5 = parse_count(argv[++i], "--n5", 0, 100000000);
+        else if (!strcmp(argv[i], "--n10") && i + 1 < argc)
+            n10 = parse_count(argv[++i], "--n10", 0, 100000000);
         else if (!strcmp(argv[i], "--n50") && i + 1 < argc)
             n50 = parse_count(argv[++i], "--n50", 0, 100000000);
         else if (!strcmp(argv[i], "--n500") && i + 1 < argc)
@@ -661,7 +675,7 @@ static int cmd_mixed(int argc, char **argv)
 
     // warm-up: clocks up, kernel loaded, tool set up
     for (int i = 0; i < 100; i++)
-        kt_bench_spin<<<(unsigned)blocks, 128>>>(500000ull, nullptr);
+        kt_bench_spin<500><<<(unsigned)blocks, 128>>>(nullptr);
     total += 100;
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -671,15 +685,18 @@ static int cmd_mixed(int argc, char **argv)
     r.add("blocks", "%ld", blocks);
     r.add("sms", "%d", sms);
     const struct {
-        const char *key;
-        unsigned long long ns;
+        const char *key; // the length in us, as in the kernel's name: kt_bench_spin<key>
+        void (*fn)(int *);
         long n;
-    } parts[] = {{"5", 5000ull, n5}, {"50", 50000ull, n50}, {"500", 500000ull, n500}};
+    } parts[] = {{"5", &kt_bench_spin<5>, n5},
+                 {"10", &kt_bench_spin<10>, n10},
+                 {"50", &kt_bench_spin<50>, n50},
+                 {"500", &kt_bench_spin<500>, n500}};
     for (const auto &p : parts) {
         if (p.n == 0)
             continue;
         for (int i = 0; i < 20; i++)
-            kt_bench_spin<<<(unsigned)blocks, 128>>>(p.ns, nullptr);
+            p.fn<<<(unsigned)blocks, 128>>>(nullptr);
         total += 20;
         // --raw-events: the program brackets each launch with its own event pair, created
         // before the timed loop (the GPU-side floor of any event-based timer).
@@ -691,7 +708,7 @@ static int cmd_mixed(int argc, char **argv)
         for (long i = 0; i < p.n; i++) {
             if (raw)
                 CK(cudaEventRecord(ev[2 * i], 0));
-            kt_bench_spin<<<(unsigned)blocks, 128>>>(p.ns, nullptr);
+            p.fn<<<(unsigned)blocks, 128>>>(nullptr);
             if (raw)
                 CK(cudaEventRecord(ev[2 * i + 1], 0));
         }
@@ -708,6 +725,64 @@ static int cmd_mixed(int argc, char **argv)
         r.add(key, "%ld", p.n);
     }
     r.add("launches_total", "%ld", total);
+    r.print();
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pending
+
+static long long realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmd_pending(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "bench: pending N [options]\n");
+        return 2;
+    }
+    long n = parse_count(argv[0], "N", 1, 1000000000000L);
+    long warm = 1000;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warm = parse_count(argv[++i], "--warmup", 0, 100000000);
+        else {
+            fprintf(stderr, "bench: pending: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+
+    init_cuda();
+    long kidx = 0;
+    // warm-up, synchronized: the kernel loaded, a tool set up
+    launch_range(0, warm, 1, 0, nullptr, &kidx);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    long rss_start = status_kb("VmRSS");
+
+    long long t0 = now_ns();
+    launch_range(0, n, 1, 0, nullptr, &kidx);
+    long long t1 = now_ns();
+    CK(cudaGetLastError()); // does not wait for the GPU
+
+    Result r;
+    r.add("workload", "pending");
+    r.add("n", "%ld", n);
+    r.add("warmup_launches", "%ld", warm);
+    r.add("launches_total", "%ld", warm + n);
+    r.add("ns_per_launch", "%.2f", (double)(t1 - t0) / (double)n);
+    r.add("loop_s", "%.6f", (double)(t1 - t0) * 1e-9);
+    r.add("rss_start_kb", "%ld", rss_start);
+    r.add("rss_kb", "%ld", status_kb("VmRSS"));
+    r.add("hwm_kb", "%ld", status_kb("VmHWM"));
+    // no synchronize: main returns with the launches still queued or running
+    long long real = realtime_ns(), mono = now_ns();
+    r.add("main_return_real_ns", "%lld", real);
+    r.add("main_return_ns", "%lld", mono);
     r.print();
     return 0;
 }
@@ -838,7 +913,7 @@ static int cmd_kernels(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench launch|threads|mixed|kernels|genptx ... (see bench.cu)\n");
+        fprintf(stderr, "usage: bench launch|threads|mixed|pending|kernels|genptx ... (see bench.cu)\n");
         return 2;
     }
     const char *w = argv[1];
@@ -850,6 +925,8 @@ int main(int argc, char **argv)
         return cmd_mixed(argc - 2, argv + 2);
     if (!strcmp(w, "kernels"))
         return cmd_kernels(argc - 2, argv + 2);
+    if (!strcmp(w, "pending"))
+        return cmd_pending(argc - 2, argv + 2);
     if (!strcmp(w, "genptx"))
         return cmd_genptx(argc - 2, argv + 2);
     fprintf(stderr, "bench: unknown workload %s\n", w);

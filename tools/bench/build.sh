@@ -87,6 +87,7 @@ if step bench "$NVCC" -O2 -std=c++17 -arch=sm_90 "${GENCODE[@]}" -Xcompiler -Wal
     check bench "depends on libcuda.so.1" needed "$OUTDIR/bench" libcuda.so.1
     check bench "no run path into the stubs folder" no_stub_rpath "$OUTDIR/bench"
     check bench "128 distinct tiny kernels" has_string "$OUTDIR/bench" _Z13kt_bench_tinyILi127EEvPi
+    check bench "a spin kernel per length (kt_bench_spin<10>)" has_string "$OUTDIR/bench" _Z13kt_bench_spinILi10EEvPi
     check bench "generated PTX assembles for sm_90" ptx_ok
 fi
 

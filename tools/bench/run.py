@@ -15,8 +15,16 @@ configuration, interleaved, and checks the results against ktime's overhead targ
   ktime-gated     the same with KTIME_GATE=1 (every timed launch gated)
   ktime-nogate    the same with KTIME_GATE=0 (no launch gates)
   raw-events      no tool; bench itself records an event pair around each launch (--raw-events)
-  cupti           libcuptitrace.so (CUPTI activity tracing of kernels, records only counted)
+  cupti           libcuptitrace.so (CUPTI activity tracing of kernels, records only counted):
+                  the raw tracer KTIME_TIMER=cupti is compared with
+  ktime-cupti     libktime with KTIME_TIMER=cupti KTIME_WARMUP=0 (durations from CUPTI's
+                  activity records, no events)
+  ktime-both      libktime with KTIME_TIMER=both KTIME_WARMUP=0 (events and records: the
+                  events' bias over the hardware, per kernel)
+  ktime-sample16  libktime with KTIME_SAMPLE=16 KTIME_WARMUP=0 (events on about 1 launch in 16)
   torch.profiler  torch.profiler.profile(activities=[CPU, CUDA]) around the torch loop
+The KTIME_TIMER / KTIME_SAMPLE configurations run only in the parts their targets need (mixed,
+torch, pending).
 Within each repetition every configuration runs once (the starting one rotates; the threads
 part runs each once per thread count, --threads); medians over the repetitions are compared,
 min/max and quartiles are kept. Every ktime run writes its JSON report to a temporary folder
@@ -43,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,7 +59,8 @@ sys.path.insert(0, HERE)
 import untimed_fake  # noqa: E402  (tools/bench/untimed_fake.py)
 
 ALL_CONFIGS = ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-gated",
-               "ktime-nogate", "raw-events", "cupti", "torch.profiler"]
+               "ktime-nogate", "raw-events", "cupti", "ktime-cupti", "ktime-both", "ktime-sample16",
+               "torch.profiler"]
 KTIME_ENV = {
     "ktime-disabled": {"KTIME_DISABLE": "1"},
     "ktime-warmup": {"KTIME_WARMUP": "1000000000"},
@@ -60,20 +70,28 @@ KTIME_ENV = {
     "ktime-gated": {"KTIME_WARMUP": "0", "KTIME_GATE": "1"},
     # timed, without launch gates (KTIME_GATE=0): the cost of the gate itself
     "ktime-nogate": {"KTIME_WARMUP": "0", "KTIME_GATE": "0"},
+    # kernel durations from CUPTI activity records, no events on the launch path (issue 11)
+    "ktime-cupti": {"KTIME_TIMER": "cupti", "KTIME_WARMUP": "0"},
+    # events and records: the report gives the events' bias over the hardware per kernel
+    "ktime-both": {"KTIME_TIMER": "both", "KTIME_WARMUP": "0"},
+    # events on about one launch in 16, at random (every launch drawn: no warmup)
+    "ktime-sample16": {"KTIME_SAMPLE": "16", "KTIME_WARMUP": "0"},
 }
 # configurations each workload runs under
 WORKLOAD_CONFIGS = {
     "launch": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-gated",
                "ktime-nogate", "raw-events", "cupti"],
     "mixed": ["bare", "ktime-disabled", "ktime-warmup", "ktime-timed", "ktime-gated",
-              "ktime-nogate", "raw-events", "cupti"],
-    "torch": ["bare", "ktime-timed", "ktime-gated", "ktime-nogate", "torch.profiler"],
+              "ktime-nogate", "raw-events", "cupti", "ktime-cupti", "ktime-both", "ktime-sample16"],
+    "torch": ["bare", "ktime-timed", "ktime-gated", "ktime-nogate", "ktime-cupti", "torch.profiler"],
     "kernels": ["bare", "ktime-timed"],
     "exit": ["bare", "ktime-timed"],
+    "pending": ["bare", "cupti", "ktime-cupti"],
     "threads": ["bare", "ktime-warmup", "raw-events", "ktime-timed", "ktime-nogate"],
     "long": ["ktime-timed"],
 }
-PARTS = ["untimed", "launch", "mixed", "torch", "kernels", "exit", "threads", "long"]
+PARTS = ["untimed", "launch", "mixed", "torch", "kernels", "exit", "pending", "threads", "long"]
+MIXED_SIZES = ("5", "10", "50", "500")  # us; bench mixed's parts, kernel kt_bench_spin<US>
 
 # targets
 UNTIMED_ADDED_NS = 50.0
@@ -86,6 +104,13 @@ RSS_GROWTH_KB = 1024
 PER_KERNEL_BYTES = 8192
 EXIT_MS = 100.0
 THREADS_CONTENTION = 1.1   # ratio to raw at the most threads / the same at the fewest
+# issue 11: KTIME_TIMER=cupti over the raw CUPTI tracer, run time of back-to-back kernels
+CUPTI_OVER_TRACER = (("10", 0.01), ("50", 0.005), ("500", 0.001))
+TORCH_CUPTI_RATIO = 1.2
+SAMPLE_SLOWDOWN = 0.05     # KTIME_SAMPLE=16, 10 us kernels, vs bare
+SAMPLE_MEAN = 0.02         # KTIME_SAMPLE=16's mean of the 10 us kernel vs ktime-timed's
+EXIT_WAIT_MS = 2000.0      # KTIME_EXIT_WAIT_MS's default: the report within it of main's return
+CUPTI_BUFFER_MB = 8        # KTIME_CUPTI_BUFFER_MB's default: ktime's record buffers
 
 T0 = time.monotonic()
 
@@ -141,6 +166,43 @@ def paired_diffs(data, workload, config, key, base="bare"):
          if r.get("ok")}
     return [a[k] - b[k] for k in sorted(a) if k in b and isinstance(a[k], (int, float))
             and isinstance(b[k], (int, float))]
+
+
+def paired_ratios(data, workload, config, key, base):
+    """Per-repetition config / base - 1 (same repetition, interleaved)."""
+    a = {r["rep"]: r["values"].get(key) for r in data.get("runs", {}).get(workload, {}).get(config, [])
+         if r.get("ok")}
+    b = {r["rep"]: r["values"].get(key) for r in data.get("runs", {}).get(workload, {}).get(base, [])
+         if r.get("ok")}
+    return [a[k] / b[k] - 1 for k in sorted(a) if k in b and isinstance(a[k], (int, float))
+            and isinstance(b[k], (int, float)) and b[k]]
+
+
+def mean_without_longest(data, workload, config, size):
+    """Per run: the mean of kernel kt_bench_spin<size> without its longest sample, from the
+    report's sum, max and count (a kernel's first launch may also load it)."""
+    out = []
+    for r in data.get("runs", {}).get(workload, {}).get(config, []):
+        v = r.get("values", {})
+        s_, m_, n_ = (v.get("spin%s_%s" % (size, k)) for k in ("sum_us", "max_us", "timed"))
+        if r.get("ok") and all(isinstance(x, (int, float)) for x in (s_, m_, n_)) and n_ > 1:
+            out.append((s_ - m_) / (n_ - 1))
+    return out
+
+
+def fallbacks(data, workload, config="ktime-cupti", want="cupti"):
+    """Successful runs of `config` whose report says ktime timed with another timer than
+    `want` (CUPTI could not start, or another client took it over): their figures do not
+    measure KTIME_TIMER=want."""
+    return sum(1 for r in data.get("runs", {}).get(workload, {}).get(config, [])
+               if r.get("ok") and r.get("values", {}).get("ktime_timer_used", want) != want)
+
+
+def fell_back(n, ok, detail):
+    """A target's verdict and detail when n of its runs fell back to events: not measured."""
+    if not n:
+        return ok, detail
+    return None, "%d run(s) timed with events, not CUPTI (see the sanity checks); %s" % (n, detail)
 
 
 def fmt(x, spec="%.1f"):
@@ -255,7 +317,7 @@ def analyze(data):
 
     # --- mixed --------------------------------------------------------------------------------
     summ["mixed"] = {}
-    for part in ("5", "50", "500"):
+    for part in MIXED_SIZES:
         key = "us_per_iter_" + part
         b = med(data, "mixed", "bare", key)
         for cfg in WORKLOAD_CONFIGS["mixed"]:
@@ -276,6 +338,72 @@ def analyze(data):
                               fmt(None if sl is None else 100 * sl, "%+.2f %%"),
                               "<= %.0f %%" % (100 * LONG_KERNEL_SLOWDOWN),
                               None if sl is None else sl <= LONG_KERNEL_SLOWDOWN, noise))
+
+    # --- KTIME_TIMER=cupti, KTIME_SAMPLE=16, KTIME_TIMER=both (mixed part) -----------------------
+    # ktime-cupti against the raw tracer (libcuptitrace.so: the same record kind, nothing on
+    # top): what ktime adds to CUPTI's own cost, in run time of the back-to-back kernels.
+    for part, lim in CUPTI_OVER_TRACER:
+        m = summ["mixed"].get(part, {})
+        kc, tr = m.get("ktime-cupti"), m.get("cupti")
+        over = kc["stat"]["median"] / tr["stat"]["median"] - 1 if kc and tr else None
+        pr = stat(paired_ratios(data, "mixed", "ktime-cupti", "us_per_iter_" + part, "cupti"))
+        detail = "paired per-repetition median %s" % fmt(100 * pr["median"] if pr else None, "%+.3f %%")
+        if tr is None:
+            detail = "raw tracer (cupti) not measured; " + detail
+        ok, detail = fell_back(fallbacks(data, "mixed"), None if over is None else over <= lim, detail)
+        targets.append(target(
+            "cupti-%sus" % part, "%s us kernels back to back: KTIME_TIMER=cupti over the raw CUPTI "
+            "tracer (run time)" % part,
+            "%s (vs bare: ktime-cupti %s, tracer %s)" % (
+                fmt(None if over is None else 100 * over, "%+.3f %%"),
+                fmt(None if not kc or kc["slowdown"] is None else 100 * kc["slowdown"], "%+.2f %%"),
+                fmt(None if not tr or tr["slowdown"] is None else 100 * tr["slowdown"], "%+.2f %%")),
+            "<= +%g %%" % (100 * lim), ok, detail))
+    # KTIME_SAMPLE=16: the 10 us loop's run time, and the mean it reports against every launch
+    # timed (ktime-timed) in the same run
+    m = summ["mixed"].get("10", {})
+    s16, kt = m.get("ktime-sample16"), m.get("ktime-timed")
+    sl = s16["slowdown"] if s16 else None
+    targets.append(target(
+        "sample16-10us", "KTIME_SAMPLE=16: 10 us kernels back to back, slowdown vs bare",
+        fmt(None if sl is None else 100 * sl, "%+.2f %%"), "<= +%.0f %%" % (100 * SAMPLE_SLOWDOWN),
+        None if sl is None else sl <= SAMPLE_SLOWDOWN,
+        "every launch timed (ktime-timed): %s" % fmt(
+            None if not kt or kt["slowdown"] is None else 100 * kt["slowdown"], "%+.2f %%")))
+    ms, mt = med(data, "mixed", "ktime-sample16", "spin10_mean_us"), med(data, "mixed", "ktime-timed",
+                                                                         "spin10_mean_us")
+    rel = ms / mt - 1 if ms is not None and mt else None
+    ns_, nt_ = med(data, "mixed", "ktime-sample16", "spin10_timed"), med(data, "mixed", "ktime-timed",
+                                                                        "spin10_timed")
+    xs = stat(mean_without_longest(data, "mixed", "ktime-sample16", "10"))
+    xt = stat(mean_without_longest(data, "mixed", "ktime-timed", "10"))
+    xrel = xs["median"] / xt["median"] - 1 if xs and xt and xt["median"] else None
+    summ["sample16_mean"] = {"sampled_us": ms, "every_us": mt, "rel": rel, "sampled_timed": ns_,
+                             "every_timed": nt_, "rel_without_longest": xrel}
+    targets.append(target(
+        "sample16-mean", "KTIME_SAMPLE=16: reported mean of the 10 us kernel vs every launch timed "
+        "(ktime-timed), medians",
+        "%s vs %s (%s)" % (fmt(ms, "%.3f us"), fmt(mt, "%.3f us"),
+                           fmt(None if rel is None else 100 * rel, "%+.2f %%")),
+        "within %.0f %%" % (100 * SAMPLE_MEAN), None if rel is None else abs(rel) <= SAMPLE_MEAN,
+        "samples per run %s vs %s; without each one's longest sample %s" % (
+            fmt(ns_, "%.0f"), fmt(nt_, "%.0f"), fmt(None if xrel is None else 100 * xrel, "%+.2f %%"))))
+    # KTIME_TIMER=both: the events' bias over the hardware per kernel length (evidence, no
+    # target), beside the means the other timers report for the same kernels
+    summ["both_bias"] = {}
+    for part in MIXED_SIZES:
+        b = stat(metric(data, "mixed", "ktime-both", "spin%s_hw_bias_us" % part))
+        if b is None:
+            continue
+        summ["both_bias"][part] = {
+            "bias_us": b,
+            "events_mean_us": stat(metric(data, "mixed", "ktime-both", "spin%s_mean_us" % part)),
+            "hw_mean_us": stat(metric(data, "mixed", "ktime-both", "spin%s_hw_mean_us" % part)),
+            "events_timed": stat(metric(data, "mixed", "ktime-both", "spin%s_timed" % part)),
+            "hw_timed": stat(metric(data, "mixed", "ktime-both", "spin%s_hw_timed" % part)),
+            "cupti_mean_us": stat(metric(data, "mixed", "ktime-cupti", "spin%s_mean_us" % part)),
+            "timed_mean_us": stat(metric(data, "mixed", "ktime-timed", "spin%s_mean_us" % part)),
+            "sample16_mean_us": stat(metric(data, "mixed", "ktime-sample16", "spin%s_mean_us" % part))}
 
     # --- torch ----------------------------------------------------------------------------------
     summ["torch"] = {}
@@ -303,6 +431,16 @@ def analyze(data):
                           ("" if rp is not None else "torch.profiler not measured; ") +
                           "floor of an event pair per op (launch part's raw-events - bare added "
                           "to the bare op): %s x" % fmt(floor, "%.3f")))
+    rc = summ["torch"].get("ktime-cupti", {}).get("ratio")
+    ok = None
+    if rc is not None:
+        ok = rc <= TORCH_CUPTI_RATIO and (rp is None or rc < rp)
+    ok, detail = fell_back(fallbacks(data, "torch"), ok,
+                           ("torch.profiler not measured; " if rp is None else "") +
+                           "ktime-timed (events) %s x" % fmt(rt, "%.3f"))
+    targets.append(target("torch-cupti", "PyTorch small-op loop: KTIME_TIMER=cupti slowdown",
+                          "%s x (torch.profiler %s x)" % (fmt(rc, "%.3f"), fmt(rp, "%.3f")),
+                          "<= %.1f x and < profiler" % TORCH_CUPTI_RATIO, ok, detail))
 
     # --- memory ---------------------------------------------------------------------------------
     K = data.get("params", {}).get("kernels_k")
@@ -363,6 +501,65 @@ def analyze(data):
     targets.append(target("exit-added", "exit: ktime-timed minus bare (medians)",
                           fmt(ea, "%+.1f ms"), "<= %.0f ms" % EXIT_MS,
                           None if ea is None else ea <= EXIT_MS, ""))
+
+    # --- exit with activity records pending (bench pending N, KTIME_TIMER=cupti) ---------------
+    p = data.get("params", {})
+    wait_ms = p.get("exit_wait_ms") or EXIT_WAIT_MS
+    pend = {}
+    for cfg in WORKLOAD_CONFIGS["pending"]:
+        runs = [r for r in data.get("runs", {}).get("pending", {}).get(cfg, []) if r.get("ok")]
+        if not runs:
+            continue
+        pend[cfg] = {k: stat(metric(data, "pending", cfg, k)) for k in
+                     ("report_ms", "exit_ms", "maxrss_kb", "hwm_kb", "ns_per_launch", "ktime_timed",
+                      "ktime_incomplete", "ktime_cupti_dropped", "ktime_cupti_refused")}
+        pend[cfg]["runs"] = len(runs)
+    summ["pending"] = pend
+    kruns = [r for r in data.get("runs", {}).get("pending", {}).get("ktime-cupti", []) if r.get("ok")]
+    rms = [r["values"].get("report_ms") for r in kruns]
+    got = [x for x in rms if isinstance(x, (int, float))]
+    ok, measured, detail = None, "-", ""
+    if kruns:
+        ok = len(got) == len(kruns) and max(got) <= wait_ms
+        measured = "max %s, median %s (%d of %d runs wrote one)" % (
+            fmt(max(got) if got else None, "%.0f ms"),
+            fmt(statistics.median(got) if got else None, "%.0f ms"),
+            len(got), len(kruns))
+        e = pend["ktime-cupti"]["exit_ms"]
+        eb = pend.get("bare", {}).get("exit_ms")
+        detail = "process ended %s after main's return (bare %s)" % (
+            fmt(e["median"] if e else None, "%.0f ms"), fmt(eb["median"] if eb else None, "%.0f ms"))
+    nfb = fallbacks(data, "pending")
+    ok, detail = fell_back(nfb, ok, detail)
+    targets.append(target(
+        "exit-pending", "exit with %s launches unsynchronized (KTIME_TIMER=cupti): report written "
+        "after main's return" % fmt(p.get("pending_n"), "%d"),
+        measured, "<= %.0f ms (KTIME_EXIT_WAIT_MS), every run" % wait_ms, ok, detail))
+    mk = {c: (pend.get(c, {}).get("maxrss_kb") or {}).get("median") for c in WORKLOAD_CONFIGS["pending"]}
+    dk = mk["ktime-cupti"] - mk["bare"] if mk["ktime-cupti"] is not None and mk["bare"] is not None else None
+    dt = mk["cupti"] - mk["bare"] if mk["cupti"] is not None and mk["bare"] is not None else None
+    buf_kb = (p.get("cupti_buffer_mb") or CUPTI_BUFFER_MB) * 1024
+    summ["pending_rss"] = {"ktime_cupti_added_kb": dk, "tracer_added_kb": dt, "buffers_kb": buf_kb}
+    ok, detail = fell_back(nfb, None if dk is None or dt is None else dk <= dt + buf_kb,
+                           "peak RSS of the whole process (wait4's ru_maxrss), exit included")
+    targets.append(target(
+        "exit-pending-rss", "exit with launches pending: peak RSS, ktime-cupti minus bare (medians)",
+        "%s (raw tracer %s)" % (fmt(dk, "%+.0f kB"), fmt(dt, "%+.0f kB")),
+        "<= the raw tracer's + %d kB (KTIME_CUPTI_BUFFER_MB)" % buf_kb, ok, detail))
+    nok = sum(1 for r in kruns if r["values"].get("ktime_counts_ok") == 1)
+    kp = pend.get("ktime-cupti", {})
+
+    def mcell(k, spec="%.0f"):
+        return fmt((kp.get(k) or {}).get("median"), spec)
+
+    ok, detail = fell_back(nfb, None if not kruns else nok == len(kruns), "")
+    targets.append(target(
+        "exit-pending-counts", "exit with launches pending: the ktime-cupti report's counts add up",
+        "%d of %d reports" % (nok, len(kruns)), "all", ok, detail +
+        "launches = warmup + timed + captured + dropped + failed + incomplete (+ in graphs), "
+        "incomplete >= CUPTI's dropped records; medians: timed %s, incomplete %s, CUPTI dropped "
+        "%s, buffers refused %s" % (mcell("ktime_timed"), mcell("ktime_incomplete"),
+                                    mcell("ktime_cupti_dropped"), mcell("ktime_cupti_refused"))))
 
     # --- threads --------------------------------------------------------------------------------
     # Per thread count: the median over repetitions of each run's per-thread median ns per
@@ -479,7 +676,7 @@ def render(data, summ, targets, rows):
     mrows = []
     for cfg in WORKLOAD_CONFIGS["mixed"]:
         cells = [cfg]
-        for part in ("5", "50", "500"):
+        for part in MIXED_SIZES:
             m = summ["mixed"].get(part, {}).get(cfg)
             if m:
                 cells.append("%.3f [%.3f-%.3f] %s" % (m["stat"]["median"], m["stat"]["min"],
@@ -489,8 +686,35 @@ def render(data, summ, targets, rows):
             else:
                 cells.append("-")
         mrows.append(cells)
-    L.append(table(["config", "5 us", "50 us", "500 us"], mrows))
+    L.append(table(["config"] + ["%s us" % x for x in MIXED_SIZES], mrows))
     L.append("")
+
+    bb = summ.get("both_bias") or {}
+    if bb:
+        L.append("## Events against the hardware (mixed part, KTIME_TIMER=both; us, medians over the "
+                 "repetitions)")
+        L.append("")
+        L.append("Bias: the events' mean minus CUPTI's for the same kernel in the same run (evidence, "
+                 "no target). Beside it, the mean each other timer reported for the kernel.")
+        L.append("")
+
+        def md(x, spec="%.3f"):
+            return fmt(x["median"] if x else None, spec)
+
+        brows = []
+        for part in MIXED_SIZES:
+            b = bb.get(part)
+            if not b:
+                continue
+            brows.append(["kt_bench_spin<%s>" % part, md(b["events_mean_us"]), md(b["hw_mean_us"]),
+                          "%s [%s to %s]" % (md(b["bias_us"], "%+.3f"), fmt(b["bias_us"]["min"], "%+.3f"),
+                                             fmt(b["bias_us"]["max"], "%+.3f")),
+                          "%s / %s" % (md(b["events_timed"], "%.0f"), md(b["hw_timed"], "%.0f")),
+                          md(b["cupti_mean_us"]), md(b["timed_mean_us"]), md(b["sample16_mean_us"])])
+        L.append(table(["kernel", "both: events", "both: hw", "bias [min to max]",
+                        "both: samples (events / hw)", "ktime-cupti", "ktime-timed", "ktime-sample16"],
+                       brows))
+        L.append("")
 
     L.append("## PyTorch small-op loop (us per op)")
     L.append("")
@@ -535,6 +759,38 @@ def render(data, summ, targets, rows):
                          ps["query"], b["queries"], ps["other"])])
     L.append(table(["what", "measured (median)"], xrows))
     L.append("")
+
+    pend = summ.get("pending") or {}
+    if pend:
+        L.append("## Exit with launches pending (bench pending %s: no synchronize before main returns)"
+                 % fmt(p.get("pending_n"), "%d"))
+        L.append("")
+        prow = []
+        bare_rss = (pend.get("bare", {}).get("maxrss_kb") or {}).get("median")
+        for cfg in WORKLOAD_CONFIGS["pending"]:
+            x = pend.get(cfg)
+            if not x:
+                continue
+
+            def cell(k, spec="%.0f"):
+                v = x.get(k)
+                return "-" if not v else "%s [%s-%s]" % (spec % v["median"], spec % v["min"], spec % v["max"])
+
+            rss = (x.get("maxrss_kb") or {}).get("median")
+            prow.append([cfg, x["runs"], cell("ns_per_launch"), cell("report_ms"), cell("exit_ms"),
+                         fmt(rss, "%.0f"),
+                         fmt(rss - bare_rss if rss is not None and bare_rss is not None and cfg != "bare"
+                             else None, "%+.0f")])
+        L.append(table(["config", "runs", "ns/launch", "report written (ms after main's return)",
+                        "process end (ms)", "peak RSS kB", "vs bare kB"], prow))
+        kp = pend.get("ktime-cupti")
+        if kp:
+            L.append("")
+            L.append("ktime-cupti's reports (medians): %s timed, %s incomplete, %s records CUPTI dropped, "
+                     "%s times no free buffer" % tuple(
+                         fmt((kp.get(k) or {}).get("median"), "%.0f") for k in
+                         ("ktime_timed", "ktime_incomplete", "ktime_cupti_dropped", "ktime_cupti_refused")))
+        L.append("")
 
     th = summ.get("threads", {})
     if th.get("counts"):
@@ -763,6 +1019,205 @@ def tail_of(path, n=15):
         return ""
 
 
+def wait_rusage(p, timeout):
+    """Waits for child p with os.wait4, killing it after `timeout` s: (returncode, or "timeout"
+    when it was killed for time; its peak RSS in kB, ru_maxrss; time.monotonic_ns() right after
+    the wait). Popen.wait cannot give the child's own rusage."""
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def kill():
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                try:
+                    os.kill(p.pid, 9)  # not reaped before "done": the pid is still the child's
+                except OSError:
+                    pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped yet
+        t_end = time.monotonic_ns()
+        with lock:
+            state["done"] = True
+    finally:
+        timer.cancel()
+    _, status, ru = os.wait4(p.pid, 0)
+    if hasattr(os, "waitstatus_to_exitcode"):
+        rc = os.waitstatus_to_exitcode(status)
+    else:
+        rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    p.returncode = rc  # reaped here: Popen must not wait for it again
+    if state["fired"] and rc == -9:
+        rc = "timeout"
+    return rc, ru.ru_maxrss, t_end
+
+
+def report_delay_ms(path, vals):
+    """Milliseconds from main's return (the program's main_return_real_ns, CLOCK_REALTIME) to
+    the last write of the report file at `path` (its mtime), or None."""
+    real = vals.get("main_return_real_ns")
+    if not path or not isinstance(real, int):
+        return None
+    try:
+        return (os.stat(path).st_mtime_ns - real) * 1e-6
+    except OSError:
+        return None
+
+
+SPIN_RE = re.compile(r"kt_bench_spin(?:<|ILi)(\d+)")
+
+
+def spin_values(rep_json):
+    """The mixed part's kernels (kt_bench_spin<US>) in a ktime report, as flat values:
+    spinUS_mean_us, _timed, _unsampled, _max_us, _sum_us, and with KTIME_TIMER=both
+    spinUS_hw_mean_us, _hw_timed, _hw_bias_us."""
+    out = {}
+    for k in rep_json.get("kernels") or []:
+        m = SPIN_RE.search(k.get("mangled") or "") or SPIN_RE.search(k.get("name") or "")
+        if not m or k.get("kind", "kernel") != "kernel":
+            continue
+        us = m.group(1)
+        for key in ("mean_us", "timed", "unsampled", "max_us", "sum_us"):
+            if isinstance(k.get(key), (int, float)) and not isinstance(k.get(key), bool):
+                out["spin%s_%s" % (us, key)] = k[key]
+        hw = k.get("hw")
+        if isinstance(hw, dict):
+            for key in ("mean_us", "timed", "bias_us"):
+                if isinstance(hw.get(key), (int, float)) and not isinstance(hw.get(key), bool):
+                    out["spin%s_hw_%s" % (us, key)] = hw[key]
+    return out
+
+
+def ktime_report_check(workload, cfg, vals, rj, want_kernels=None):
+    """Checks one ktime JSON report (rj) against what the program says it launched (vals) and
+    copies its counts into vals. Returns the list of problems (empty: it counted every launch).
+
+    Every configuration: launches_seen is what the program launched (launch, mixed, kernels,
+    exit, pending, threads) or at least the kernels it expected (torch). Events (ktime-timed,
+    -gated, -both): every launch timed but those dropped as gate_late (threads: timed + dropped).
+    KTIME_TIMER=cupti: "timed" comes from CUPTI's records; timed + warmup is every launch, and
+    nothing is incomplete but in the pending part, where main returns with launches in flight
+    (records CUPTI dropped are incomplete too, so incomplete >= timer.cupti_records_dropped).
+    KTIME_TIMER=both: also CUPTI's records of every launch (hw.timed). KTIME_SAMPLE: timed + the
+    launches left unsampled. The reports of the configurations of issue 11 (ktime-cupti, -both,
+    -sample16) must add up, but in the torch part: launches = warmup + timed + captured +
+    dropped + failed + incomplete + unsampled (in cupti mode, launches + kernel runs in graphs).
+    """
+    t = rj.get("totals") or {}
+    tm = rj.get("timer") or {}
+    seen, timed = t.get("launches_seen"), t.get("timed")
+    method = rj.get("timing_method", "cuda-events")
+    cupti_mode = method == "cupti-activity"
+    both_mode = method == "cuda-events+cupti-activity"
+    vals["ktime_launches_seen"] = seen
+    vals["ktime_timed"] = timed
+    vals["ktime_kernels"] = len(rj.get("kernels", []))
+    vals["ktime_dropped"] = t.get("dropped")
+    vals["ktime_incomplete"] = t.get("incomplete_at_exit")
+    vals["ktime_timing_method"] = method
+    vals["ktime_timer_used"] = tm.get("used", "events")
+    for k in ("in_graph", "unsampled", "sample", "warmup_skipped", "captured", "failed_launches"):
+        if k in t:
+            vals["ktime_" + k] = t[k]
+    if tm:
+        vals["ktime_cupti_dropped"] = tm.get("cupti_records_dropped")
+        vals["ktime_cupti_refused"] = tm.get("cupti_buffers_refused")
+    vals.update(spin_values(rj))
+    # KTIME_GATE=auto drops a sample whose start event fired before its launch was queued
+    # (gate_late): counted, never timed
+    late = (t.get("dropped_reasons") or {}).get("gate_late") or 0
+    vals["ktime_gate_late"] = late
+    vals["ktime_ungated"] = t.get("ungated")
+    problems = []
+    env = KTIME_ENV.get(cfg, {})
+    want_timer = env.get("KTIME_TIMER", "events")
+    if tm.get("requested", "events") != want_timer or tm.get("used", "events") != want_timer:
+        problems.append("KTIME_TIMER=%s: timer requested %s, used %s (%s)" % (
+            want_timer, tm.get("requested"), tm.get("used"), tm.get("note")))
+    want_method = {"events": "cuda-events", "cupti": "cupti-activity",
+                   "both": "cuda-events+cupti-activity"}[want_timer]
+    if method != want_method:
+        problems.append("timing_method %s, want %s" % (method, want_method))
+    every_timed = cfg in ("ktime-timed", "ktime-gated", "ktime-both")  # events, no sampling
+    sample = int(env.get("KTIME_SAMPLE", "1"))
+    if sample > 1 and t.get("sample") != sample:
+        problems.append("totals.sample %s, want %d" % (t.get("sample"), sample))
+    if workload == "torch":
+        exp = vals.get("kernels_expected", 0)
+        if seen is None or seen < exp:
+            problems.append("launches_seen %s < %s expected" % (seen, exp))
+        if every_timed and (timed or 0) + late < exp:
+            problems.append("timed %s + gate_late %s < %s expected" % (timed, late, exp))
+        if cupti_mode and (timed or 0) + (t.get("warmup_skipped") or 0) < exp:
+            problems.append("CUPTI: timed %s + warmup %s < %s expected" % (
+                timed, t.get("warmup_skipped"), exp))
+    else:
+        exp = vals.get("launches_total")
+        if seen != exp:
+            problems.append("launches_seen %s != %s launched" % (seen, exp))
+        if every_timed and (timed or 0) + late != exp and workload != "threads":
+            problems.append("timed %s + gate_late %s != %s launched" % (timed, late, exp))
+        # records of kernels run inside graphs are timed too (in_graph), not launches
+        if cupti_mode and workload != "pending" and exp is not None and \
+                (timed or 0) + (t.get("warmup_skipped") or 0) != exp + (t.get("in_graph") or 0):
+            problems.append("CUPTI: timed %s + warmup %s != %s launched + %s in graphs" % (
+                timed, t.get("warmup_skipped"), exp, t.get("in_graph") or 0))
+        if workload == "threads" and cfg != "ktime-warmup" and \
+                (timed or 0) + (t.get("dropped") or 0) != exp:
+            problems.append("timed %s + dropped %s != %s launched" % (timed, t.get("dropped"), exp))
+        if cfg == "ktime-warmup" and (timed != 0 or t.get("warmup_skipped") != exp):
+            problems.append("warmup config: timed %s (want 0), warmup_skipped %s (want %s)"
+                            % (timed, t.get("warmup_skipped"), exp))
+        if want_kernels is not None and vals["ktime_kernels"] != want_kernels:
+            problems.append("%d kernels in the report, want %d" % (vals["ktime_kernels"], want_kernels))
+    if both_mode:
+        hw_timed = sum((k.get("hw") or {}).get("timed") or 0 for k in rj.get("kernels") or []
+                       if k.get("kind", "kernel") == "kernel")
+        vals["ktime_hw_timed"] = hw_timed
+        if workload != "torch" and hw_timed != vals.get("launches_total"):
+            problems.append("both: %s CUPTI records (hw.timed) != %s launched" % (
+                hw_timed, vals.get("launches_total")))
+        if workload == "torch" and hw_timed < vals.get("kernels_expected", 0):
+            problems.append("both: %s CUPTI records (hw.timed) < %s expected" % (
+                hw_timed, vals.get("kernels_expected")))
+    # bench's launches all go through ktime's wrappers (PyTorch's may not: its part checks only
+    # that the expected kernels were seen and timed)
+    if cfg in ("ktime-cupti", "ktime-both", "ktime-sample16") and workload != "torch":
+        parts = [t.get(k) for k in ("warmup_skipped", "timed", "captured", "dropped",
+                                    "failed_launches", "incomplete_at_exit")]
+        lhs = (seen or 0) + ((t.get("in_graph") or 0) if cupti_mode else 0)
+        rhs = sum(x or 0 for x in parts) + (t.get("unsampled") or 0)
+        adds_up = seen is not None and None not in parts and lhs == rhs
+        if not adds_up:
+            problems.append("counts do not add up: launches_seen %s%s != warmup %s + timed %s + "
+                            "captured %s + dropped %s + failed %s + incomplete %s + unsampled %s" % (
+                                seen, " + in_graph %s" % t.get("in_graph") if cupti_mode else "",
+                                *parts, t.get("unsampled")))
+        if cupti_mode and (t.get("incomplete_at_exit") or 0) < (tm.get("cupti_records_dropped") or 0):
+            adds_up = False
+            problems.append("incomplete %s < %s records CUPTI dropped" % (
+                t.get("incomplete_at_exit"), tm.get("cupti_records_dropped")))
+        vals["ktime_counts_ok"] = 1 if adds_up else 0
+        if sample > 1 and not (t.get("unsampled") or 0) > 0:
+            problems.append("KTIME_SAMPLE=%d left no launch unsampled" % sample)
+    if workload == "threads":
+        vals["ktime_dropped_reasons"] = t.get("dropped_reasons")
+        if t.get("incomplete_at_exit"):
+            problems.append("incomplete %s" % t.get("incomplete_at_exit"))
+    elif (every_timed or cfg == "ktime-sample16") and \
+            ((t.get("dropped") or 0) - late or t.get("incomplete_at_exit")):
+        problems.append("dropped %s (%s), incomplete %s" % (t.get("dropped"), t.get("dropped_reasons"),
+                                                             t.get("incomplete_at_exit")))
+    elif cupti_mode and workload != "pending" and t.get("incomplete_at_exit"):
+        problems.append("CUPTI: incomplete %s (records missing after a synchronized end)"
+                        % t.get("incomplete_at_exit"))
+    return problems
+
+
 class Runner:
     def __init__(self, a):
         self.a = a
@@ -805,7 +1260,8 @@ class Runner:
             c = [self.bench, "launch", str(a.launch_n), "--warmup", str(a.launch_warmup)]
         elif workload == "mixed":
             n5, n50, n500 = a.mixed.split(",")
-            c = [self.bench, "mixed", "--n5", n5, "--n50", n50, "--n500", n500]
+            c = [self.bench, "mixed", "--n5", n5, "--n10", str(a.mixed_n10), "--n50", n50,
+                 "--n500", n500]
         elif workload == "torch":
             c = [a.python, self.torch_loop, "--iters", str(a.torch_iters)]
             if cfg == "torch.profiler":
@@ -815,6 +1271,8 @@ class Runner:
         elif workload == "exit":
             c = [self.bench, "kernels", str(a.exit_k), "--launches", str(a.kernels_launches),
                  "--exit-timer"]
+        elif workload == "pending":
+            c = [self.bench, "pending", str(a.pending_n), "--warmup", str(a.pending_warmup)]
         elif workload == "long":
             c = [self.bench, "launch", str(self.long_n), "--distinct", "100", "--warmup",
                  str(a.launch_warmup), "--rss-at", str(a.long_rss_at)]
@@ -850,19 +1308,28 @@ class Runner:
         if timeout is None:
             timeout = self.a.run_timeout
         timeout = max(5.0, min(timeout, self.left() + 30))
+        maxrss = None
         t_start = time.monotonic_ns()
         with open(out, "wb") as fo, open(err, "wb") as fe:
             p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)
-            try:
-                rc = p.wait(timeout=timeout)
-                t_end = time.monotonic_ns()
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-                t_end = time.monotonic_ns()
-                rc = "timeout"
+            if workload == "pending":  # the child's own peak RSS, its exit included
+                rc, maxrss, t_end = wait_rusage(p, timeout)
+            else:
+                try:
+                    rc = p.wait(timeout=timeout)
+                    t_end = time.monotonic_ns()
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                    t_end = time.monotonic_ns()
+                    rc = "timeout"
         with open(out, "rb") as f:
             vals = parse_results(f.read().decode("utf-8", "replace"))
+        if maxrss is not None and vals:
+            vals["maxrss_kb"] = maxrss
+        delay = report_delay_ms(report, vals)
+        if delay is not None:
+            vals["report_ms"] = delay  # the report's last write after main's return
         r = {"rep": rep, "rc": rc, "wall_s": (t_end - t_start) * 1e-9, "values": vals,
              "cmd": cmd, "tag": tag}
         if variant is not None:
@@ -895,9 +1362,9 @@ class Runner:
 
     def check_report(self, workload, cfg, rep, vals, report, tag, wname=None):
         """ktime's report must count exactly the launches the program made (launch, mixed,
-        kernels, exit, long, threads) or at least the expected ones (torch). In the threads
-        part a launch ktime left untimed (dropped) is a result, not a broken run: the
-        threads-contention target reports it."""
+        kernels, exit, pending, long, threads) or at least the expected ones (torch); see
+        ktime_report_check. In the threads part a launch ktime left untimed (dropped) is a
+        result, not a broken run: the threads-contention target reports it."""
         where = "%s %s rep %d" % (wname or workload, cfg, rep)
         if cfg == "ktime-disabled":
             ok = not os.path.exists(report)
@@ -933,50 +1400,11 @@ class Runner:
             self.sanity(workload, cfg, rep, False, "%s: no usable ktime report (%s)" % (where, e))
             self.keep_failed(tag)
             return
-        t = rep_json.get("totals", {})
-        seen, timed = t.get("launches_seen"), t.get("timed")
-        vals["ktime_launches_seen"] = seen
-        vals["ktime_timed"] = timed
-        vals["ktime_kernels"] = len(rep_json.get("kernels", []))
-        vals["ktime_dropped"] = t.get("dropped")
-        vals["ktime_incomplete"] = t.get("incomplete_at_exit")
-        # KTIME_GATE=auto drops a sample whose start event fired before its launch was queued
-        # (gate_late): counted, never timed
-        late = (t.get("dropped_reasons") or {}).get("gate_late") or 0
-        vals["ktime_gate_late"] = late
-        vals["ktime_ungated"] = t.get("ungated")
-        problems = []
-        if workload == "torch":
-            exp = vals.get("kernels_expected", 0)
-            if seen is None or seen < exp:
-                problems.append("launches_seen %s < %s expected" % (seen, exp))
-            if cfg in ("ktime-timed", "ktime-gated") and (timed or 0) + late < exp:
-                problems.append("timed %s + gate_late %s < %s expected" % (timed, late, exp))
-        else:
-            exp = vals.get("launches_total")
-            if seen != exp:
-                problems.append("launches_seen %s != %s launched" % (seen, exp))
-            if cfg in ("ktime-timed", "ktime-gated") and (timed or 0) + late != exp and \
-                    workload != "threads":
-                problems.append("timed %s + gate_late %s != %s launched" % (timed, late, exp))
-            if workload == "threads" and cfg != "ktime-warmup" and \
-                    (timed or 0) + (t.get("dropped") or 0) != exp:
-                problems.append("timed %s + dropped %s != %s launched" % (timed, t.get("dropped"), exp))
-            if cfg == "ktime-warmup" and (timed != 0 or t.get("warmup_skipped") != exp):
-                problems.append("warmup config: timed %s (want 0), warmup_skipped %s (want %s)"
-                                % (timed, t.get("warmup_skipped"), exp))
-            if workload in ("kernels", "exit"):
-                want_k = (self.a.kernels_k if workload == "kernels" else self.a.exit_k) + 1
-                if vals["ktime_kernels"] != want_k:
-                    problems.append("%d kernels in the report, want %d" % (vals["ktime_kernels"], want_k))
-        if workload == "threads":
-            vals["ktime_dropped_reasons"] = t.get("dropped_reasons")
-            if t.get("incomplete_at_exit"):
-                problems.append("incomplete %s" % t.get("incomplete_at_exit"))
-        elif cfg in ("ktime-timed", "ktime-gated") and \
-                ((t.get("dropped") or 0) - vals.get("ktime_gate_late", 0) or t.get("incomplete_at_exit")):
-            problems.append("dropped %s (%s), incomplete %s" % (t.get("dropped"), t.get("dropped_reasons"),
-                                                                 t.get("incomplete_at_exit")))
+        want_k = None
+        if workload in ("kernels", "exit"):
+            want_k = (self.a.kernels_k if workload == "kernels" else self.a.exit_k) + 1
+        problems = ktime_report_check(workload, cfg, vals, rep_json, want_k)
+        seen, timed = vals.get("ktime_launches_seen"), vals.get("ktime_timed")
         self.sanity(workload, cfg, rep, not problems, "%s: ktime report: %s" % (
             where, "; ".join(problems) if problems else "launches_seen %s, timed %s: ok" % (seen, timed)))
         if problems:
@@ -1011,7 +1439,10 @@ class Runner:
                     r = self.run_one(workload, cfg, rep, variant=variant)
                     v = r["values"]
                     keys = {"launch": ["ns_per_launch", "drain_cpu_frac"],
-                            "mixed": ["us_per_iter_5", "us_per_iter_50", "us_per_iter_500"],
+                            "mixed": ["us_per_iter_5", "us_per_iter_10", "us_per_iter_50",
+                                      "us_per_iter_500"],
+                            "pending": ["ns_per_launch", "report_ms", "exit_ms", "maxrss_kb",
+                                        "ktime_incomplete"],
                             "torch": ["us_per_op"], "kernels": ["rss_pre_kb", "rss_launched_kb", "load_s"],
                             "exit": ["exit_ms"],
                             "threads": ["ns_per_launch", "agg_ns_per_launch", "ktime_dropped"]}[workload]
@@ -1051,6 +1482,9 @@ class Runner:
                   "mixed": a.mixed, "torch_iters": a.torch_iters, "kernels_k": a.kernels_k,
                   "kernels_launches": a.kernels_launches, "exit_k": a.exit_k, "long_n": a.long_n,
                   "long_rss_at": a.long_rss_at, "budget_s": a.budget_s, "parts": a.parts,
+                  "mixed_n10": a.mixed_n10, "pending_n": a.pending_n,
+                  "pending_warmup": a.pending_warmup, "exit_wait_ms": EXIT_WAIT_MS,
+                  "cupti_buffer_mb": CUPTI_BUFFER_MB,
                   "threads": a.threads, "threads_n": a.threads_n, "threads_warmup": a.threads_warmup})
         log("GPU: %s, driver %s; budget %.0f s; tmp %s" % (meta.get("gpu"), meta.get("driver"),
                                                            a.budget_s, self.tmp))
@@ -1065,9 +1499,10 @@ class Runner:
               "mixed": self.command("mixed", "bare"),
               "kernels": self.command("kernels", "bare"),
               "exit": self.command("exit", "bare"),
+              "pending": self.command("pending", "bare"),
               "torch": [a.python, self.torch_loop, "--iters", str(a.torch_iters)],
               "threads": self.command("threads", "bare", max(a.threads))}
-        for w in ("launch", "mixed", "kernels", "exit", "torch", "threads"):
+        for w in ("launch", "mixed", "kernels", "exit", "pending", "torch", "threads"):
             if w not in a.parts and not (w == "launch" and "long" in a.parts):
                 continue
             r = self.run_one(w, "bare", -1, cmd=wl[w], record=False)
@@ -1100,6 +1535,11 @@ class Runner:
             if max(a.threads) + 1 > (os.cpu_count() or 0):
                 self.note("threads: %d launching threads and ktime's drain thread on %s CPUs"
                           % (max(a.threads), os.cpu_count()))
+        if "pending" in est:
+            # the warm-up run was bare; under CUPTI the launches are slower (~1.2-1.3x), and
+            # ktime-cupti's exit may wait up to KTIME_EXIT_WAIT_MS: on average over the three
+            # configurations about 1.2x bare plus a third of the wait
+            est["pending"] = est["pending"] * 1.2 + EXIT_WAIT_MS * 1e-3 / 3
         if "kernels" in est and est["kernels"] > 20:
             self.note("kernels %d took %.0f s in the warm-up run (PTX JIT?); load_s is in bench.json"
                       % (a.kernels_k, est["kernels"]))
@@ -1211,7 +1651,8 @@ def synthetic(seed=1, good=True):
                      "command": "run.py --selftest", "blocks": 132, "torch": "0"},
             "params": {"reps": 5, "launch_n": 200000, "kernels_k": 10000, "exit_k": 1000,
                        "long_n_run": 10000000, "long_rss_at": 100000, "threads": [1, 4, 16],
-                       "threads_n": 20000},
+                       "threads_n": 20000, "mixed_n10": 10000, "pending_n": 1000000,
+                       "exit_wait_ms": 2000.0, "cupti_buffer_mb": 8},
             "runs": {}, "sanity": []}
     base_ns = {"bare": 3200, "ktime-disabled": 3210, "ktime-warmup": 3230 if good else 3290,
                "ktime-timed": 4750 if good else 5200, "raw-events": 4700, "cupti": 3900}
@@ -1229,11 +1670,42 @@ def synthetic(seed=1, good=True):
                           "drain_src": "schedstat", "ns_per_launch_incl_sync": ns + 5})
             add("launch", cfg, rep, v)
         for cfg in WORKLOAD_CONFIGS["mixed"]:
-            f = {"ktime-timed": 1.004 if good else 1.03, "cupti": 1.002}.get(cfg, 1.0)
-            add("mixed", cfg, rep, {"us_per_iter_5": 7.0 * f, "us_per_iter_50": 51.5 * f + rnd.uniform(0, .01),
-                                    "us_per_iter_500": 501.6 * f})
-        for cfg, us in (("bare", 8.0), ("ktime-timed", 9.6), ("torch.profiler", 14.0)):
+            f = {"ktime-timed": 1.004 if good else 1.03, "cupti": 1.002,
+                 "ktime-cupti": 1.0025 if good else 1.02, "ktime-sample16": 1.001}.get(cfg, 1.0)
+            # the 10 us loop: every launch timed costs an event pair (+30 %), one in 16 +2 %
+            f10 = {"ktime-timed": 1.3, "ktime-both": 1.3, "ktime-gated": 1.4, "ktime-nogate": 1.3,
+                   "raw-events": 1.3, "ktime-sample16": 1.02 if good else 1.08}.get(cfg, f)
+            v = {"us_per_iter_5": 7.0 * f, "us_per_iter_10": 11.3 * f10,
+                 "us_per_iter_50": 51.5 * f + rnd.uniform(0, .01), "us_per_iter_500": 501.6 * f}
+            # the per-kernel figures ktime's reports give (run.py's spin_values)
+            hw = {"5": 5.4, "10": 10.4, "50": 50.4, "500": 500.4}
+            n = {"5": 5020, "10": 10020, "50": 2020, "500": 420}
+            for us in MIXED_SIZES:
+                mean = {"ktime-cupti": hw[us], "ktime-sample16": hw[us] + 3.0 + (0.05 if good else 0.6)
+                        if us == "10" else hw[us] + 3.0}.get(cfg, hw[us] + 3.0)
+                cnt = n[us] // 16 if cfg == "ktime-sample16" else n[us]
+                if cfg.startswith("ktime-") and cfg not in ("ktime-disabled", "ktime-warmup"):
+                    v.update({"spin%s_mean_us" % us: mean, "spin%s_timed" % us: cnt,
+                              "spin%s_max_us" % us: mean + 200.0,
+                              "spin%s_sum_us" % us: mean * cnt})
+                if cfg == "ktime-both":
+                    v.update({"spin%s_hw_mean_us" % us: hw[us], "spin%s_hw_timed" % us: n[us],
+                              "spin%s_hw_bias_us" % us: 3.0 + rnd.uniform(-.2, .2)})
+            add("mixed", cfg, rep, v)
+        for cfg, us in (("bare", 8.0), ("ktime-timed", 9.6), ("ktime-cupti", 9.2 if good else 10.4),
+                        ("torch.profiler", 14.0)):
             add("torch", cfg, rep, {"us_per_op": us + rnd.uniform(-.05, .05)})
+        for cfg, rss, rep_ms in (("bare", 480000, None), ("cupti", 540000, 300.0),
+                                 ("ktime-cupti", 530000 if good else 620000,
+                                  (420.0 + rep) if good else 2600.0)):
+            v = {"ns_per_launch": 3300.0, "launches_total": 1001000, "main_return_ns": 1,
+                 "exit_ms": (rep_ms or 150.0) + 40.0, "maxrss_kb": rss + rep, "hwm_kb": rss - 1000}
+            if rep_ms is not None:
+                v["report_ms"] = rep_ms
+            if cfg == "ktime-cupti":
+                v.update({"ktime_timed": 1000000, "ktime_incomplete": 1000, "ktime_cupti_dropped": 0,
+                          "ktime_cupti_refused": 0, "ktime_counts_ok": 1 if good or rep else 0})
+            add("pending", cfg, rep, v)
         if rep < 3:
             add("kernels", "bare", rep, {"rss_pre_kb": 300000, "rss_launched_kb": 420000, "rss_kb": 420000,
                                          "load_s": 0.5})
@@ -1264,6 +1736,167 @@ def synthetic(seed=1, good=True):
     return data
 
 
+def fake_ktime_report(timer="events", seen=1000, timed=1000, warmup=0, captured=0, dropped=0,
+                      late=0, failed=0, incomplete=0, unsampled=0, sample=1, in_graph=0,
+                      cupti_dropped=0, used=None, note=None, kernels=None):
+    """A ktime JSON report as report.c writes it, for the selftest (the fields run.py reads)."""
+    method = {"events": "cuda-events", "cupti": "cupti-activity",
+              "both": "cuda-events+cupti-activity"}[used or timer]
+    return {"schema_version": 1, "timing_method": method,
+            "timer": {"requested": timer, "used": used or timer, "note": note,
+                      "cupti_library": None if timer == "events" else "/usr/local/cuda/lib64/libcupti.so.13",
+                      "cupti_records_dropped": cupti_dropped, "cupti_buffers_refused": 0},
+            "kernels": kernels or [],
+            "totals": {"launches_seen": seen, "timed": timed, "ungated": 0, "warmup_skipped": warmup,
+                       "captured": captured, "dropped": dropped,
+                       "dropped_reasons": {"pool_exhausted": dropped - late, "gate_late": late},
+                       "failed_launches": failed, "incomplete_at_exit": incomplete,
+                       "in_graph": in_graph, "unsampled": unsampled, "sample": sample,
+                       "timed_total_ms": 1.0}}
+
+
+def spin_kernel(us, timed, mean, hw=None, unsampled=0):
+    k = {"name": "void kt_bench_spin<%d>(int*)" % us, "mangled": "_Z13kt_bench_spinILi%dEEvPi" % us,
+         "kind": "kernel", "calls": timed, "timed": timed, "unsampled": unsampled,
+         "total_estimated": bool(unsampled), "mean_us": mean, "max_us": mean + 100.0,
+         "sum_us": mean * timed, "in_graph": 0, "cupti_timed": 0}
+    if hw:
+        k["hw"] = dict(hw)
+    return k
+
+
+def selftest_reports():
+    """ktime_report_check on synthetic reports: the cupti-mode fields, sampling, both."""
+    failures = []
+
+    def check(name, workload, cfg, vals, rj, want_problem):
+        v = dict(vals)
+        probs = ktime_report_check(workload, cfg, v, rj)
+        text = "; ".join(probs)
+        if (want_problem is None and probs) or (want_problem is not None and want_problem not in text):
+            failures.append("report check %s: got %r, want %s" % (
+                name, text, "none" if want_problem is None else repr(want_problem)))
+        return v
+
+    mixed = {"launches_total": 1000}
+    # events: every launch timed but gate_late; one short is a problem
+    check("events ok", "mixed", "ktime-timed", mixed,
+          fake_ktime_report(timed=997, dropped=3, late=3), None)
+    check("events short", "launch", "ktime-timed", mixed,
+          fake_ktime_report(timed=990, dropped=3, late=3), "timed 990 + gate_late 3 != 1000 launched")
+    # KTIME_TIMER=cupti: timed from records, the spin kernels' means read by length
+    v = check("cupti ok", "mixed", "ktime-cupti", mixed,
+              fake_ktime_report("cupti", kernels=[spin_kernel(10, 600, 10.4), spin_kernel(500, 400, 500.4)]),
+              None)
+    if v.get("spin10_mean_us") != 10.4 or v.get("spin500_timed") != 400 or v.get("ktime_counts_ok") != 1 \
+            or v.get("ktime_timer_used") != "cupti":
+        failures.append("report check cupti ok: values %r" % v)
+    check("cupti, incomplete outside pending", "mixed", "ktime-cupti", mixed,
+          fake_ktime_report("cupti", timed=990, incomplete=10),
+          "CUPTI: timed 990 + warmup 0 != 1000 launched")
+    check("cupti fell back to events", "mixed", "ktime-cupti", mixed,
+          fake_ktime_report("cupti", used="events", note="no libcupti could be loaded"),
+          "timer requested cupti, used events (no libcupti could be loaded)")
+    check("cupti graphs", "mixed", "ktime-cupti", {"launches_total": 900},
+          fake_ktime_report("cupti", seen=900, timed=1000, in_graph=100), None)
+    check("cupti graphs, a record short", "mixed", "ktime-cupti", {"launches_total": 900},
+          fake_ktime_report("cupti", seen=900, timed=999, in_graph=100, incomplete=1),
+          "CUPTI: timed 999 + warmup 0 != 900 launched + 100 in graphs")
+    # the pending part: incomplete allowed, the counts must add up, dropped records incomplete
+    pend = {"launches_total": 1001000}
+    v = check("pending ok", "pending", "ktime-cupti", pend,
+              fake_ktime_report("cupti", seen=1001000, timed=990000, incomplete=11000,
+                                cupti_dropped=5000), None)
+    if v.get("ktime_counts_ok") != 1 or v.get("ktime_cupti_dropped") != 5000:
+        failures.append("report check pending ok: values %r" % v)
+    v = check("pending, counts off", "pending", "ktime-cupti", pend,
+              fake_ktime_report("cupti", seen=1001000, timed=990000, incomplete=10000),
+              "counts do not add up: launches_seen 1001000 + in_graph 0 != warmup 0 + timed 990000")
+    if v.get("ktime_counts_ok") != 0:
+        failures.append("report check pending, counts off: counts_ok %r" % v.get("ktime_counts_ok"))
+    check("pending, dropped not incomplete", "pending", "ktime-cupti", pend,
+          fake_ktime_report("cupti", seen=1001000, timed=991000, incomplete=10000, cupti_dropped=20000),
+          "incomplete 10000 < 20000 records CUPTI dropped")
+    check("pending, seen short", "pending", "ktime-cupti", pend,
+          fake_ktime_report("cupti", seen=1000000, timed=1000000), "launches_seen 1000000 != 1001000")
+    # torch: at least the expected kernels, from records
+    check("torch cupti ok", "torch", "ktime-cupti", {"kernels_expected": 31500},
+          fake_ktime_report("cupti", seen=31510, timed=31510), None)
+    check("torch cupti short", "torch", "ktime-cupti", {"kernels_expected": 31500},
+          fake_ktime_report("cupti", seen=31510, timed=31000, incomplete=510),
+          "CUPTI: timed 31000 + warmup 0 < 31500 expected")
+    # KTIME_TIMER=both: events as ktime-timed, and a record of every launch with the bias
+    hw = {"timed": 600, "mean_us": 10.4, "bias_us": 3.1}
+    v = check("both ok", "mixed", "ktime-both", mixed,
+              fake_ktime_report("both", timed=999, dropped=1, late=1,
+                                kernels=[spin_kernel(10, 599, 13.5, hw),
+                                         spin_kernel(50, 400, 53.4, dict(hw, timed=400))]), None)
+    if v.get("spin10_hw_bias_us") != 3.1 or v.get("spin50_hw_timed") != 400:
+        failures.append("report check both ok: values %r" % v)
+    check("both, records missing", "mixed", "ktime-both", mixed,
+          fake_ktime_report("both", kernels=[spin_kernel(10, 1000, 13.5, dict(hw, timed=900))]),
+          "both: 900 CUPTI records (hw.timed) != 1000 launched")
+    # KTIME_SAMPLE=16: timed + unsampled
+    v = check("sample ok", "mixed", "ktime-sample16", mixed,
+              fake_ktime_report(timed=60, unsampled=938, dropped=2, late=2, sample=16,
+                                kernels=[spin_kernel(10, 60, 13.45, unsampled=938)]), None)
+    if v.get("spin10_unsampled") != 938 or v.get("ktime_sample") != 16:
+        failures.append("report check sample ok: values %r" % v)
+    check("sample not set", "mixed", "ktime-sample16", mixed,
+          fake_ktime_report(timed=1000, sample=1), "totals.sample 1, want 16")
+    check("sample counts off", "mixed", "ktime-sample16", mixed,
+          fake_ktime_report(timed=60, unsampled=900, sample=16), "counts do not add up")
+    # a report from before issue 11 (no timer object) is still an events report
+    old = fake_ktime_report(timed=1000)
+    del old["timer"], old["timing_method"]
+    check("pre-issue-11 report", "mixed", "ktime-timed", mixed, old, None)
+    return failures
+
+
+def selftest_running(tmp):
+    """The parts of running that need no GPU: commands, wait_rusage, the report's delay."""
+    import types
+    failures = []
+    fake = types.SimpleNamespace(a=types.SimpleNamespace(mixed="5000,2000,300", mixed_n10=10000,
+                                                         pending_n=1000000, pending_warmup=1000),
+                                 bench="B")
+    got = [Runner.command(fake, "mixed", "ktime-cupti"), Runner.command(fake, "pending", "ktime-cupti")]
+    if got != [["B", "mixed", "--n5", "5000", "--n10", "10000", "--n50", "2000", "--n500", "300"],
+               ["B", "pending", "1000000", "--warmup", "1000"]]:
+        failures.append("mixed/pending commands: %s" % got)
+    if KTIME_ENV["ktime-cupti"].get("KTIME_TIMER") != "cupti" or \
+            KTIME_ENV["ktime-both"].get("KTIME_TIMER") != "both" or \
+            KTIME_ENV["ktime-sample16"].get("KTIME_SAMPLE") != "16":
+        failures.append("KTIME_ENV of the issue-11 configurations")
+    # wait_rusage: exit status, the child's own peak RSS, the kill at the timeout
+    code = "import sys; b = bytearray(64 << 20); sys.exit(3)"
+    p = subprocess.Popen([sys.executable, "-c", code])
+    rc, rss, t_end = wait_rusage(p, 60)
+    if rc != 3 or not isinstance(rss, int) or rss < 64 * 1024 or p.returncode != 3 or \
+            not isinstance(t_end, int):
+        failures.append("wait_rusage: rc %r, maxrss %r kB, returncode %r" % (rc, rss, p.returncode))
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    t0 = time.monotonic()
+    rc, rss, _ = wait_rusage(p, 0.5)
+    if rc != "timeout" or time.monotonic() - t0 > 10:
+        failures.append("wait_rusage at the timeout: rc %r after %.1f s" % (rc, time.monotonic() - t0))
+    # the report's delay: its mtime after main_return_real_ns (CLOCK_REALTIME)
+    path = os.path.join(tmp, "report-delay.json")
+    real = time.time_ns()
+    with open(path, "w") as f:
+        f.write("{}")
+    os.utime(path, ns=(real + 1500 * 1000000, real + 1500 * 1000000))
+    dl = report_delay_ms(path, {"main_return_real_ns": real})
+    if dl is None or abs(dl - 1500.0) > 1e-6 or report_delay_ms(path, {}) is not None or \
+            report_delay_ms(os.path.join(tmp, "absent"), {"main_return_real_ns": real}) is not None:
+        failures.append("report_delay_ms: %r" % dl)
+    v = parse_results("RESULT workload=pending launches_total=1001000 "
+                      "main_return_real_ns=1790000000123456789 main_return_ns=123456789012\n")
+    if v.get("main_return_real_ns") != 1790000000123456789 or v.get("launches_total") != 1001000:
+        failures.append("parse_results, pending: %s" % v)
+    return failures
+
+
 def selftest():
     tmp = tempfile.mkdtemp(prefix="ktime-bench-selftest-")
     failures = []
@@ -1274,7 +1907,10 @@ def selftest():
     want = {"untimed-disabled": "PASS", "untimed-warmup": "PASS", "timed-launch": "PASS",
             "drain-cpu": "PASS", "kernels-50us": "PASS", "kernels-500us": "PASS", "torch": "PASS",
             "mem-per-kernel": "PASS", "rss-growth": "PASS", "exit": "PASS", "exit-added": "PASS",
-            "threads-contention": "PASS", "sanity": "PASS"}
+            "threads-contention": "PASS", "sanity": "PASS", "cupti-10us": "PASS",
+            "cupti-50us": "PASS", "cupti-500us": "PASS", "sample16-10us": "PASS",
+            "sample16-mean": "PASS", "torch-cupti": "PASS", "exit-pending": "PASS",
+            "exit-pending-rss": "PASS", "exit-pending-counts": "PASS"}
     if res != want or rc != 0:
         failures.append("good data: rc %s, %s" % (rc, res))
     with open(os.path.join(tmp, "good", "bench.md"), encoding="utf-8") as f:
@@ -1309,7 +1945,9 @@ def selftest():
     rc = emit(d, os.path.join(tmp, "bad"))
     res = {t["id"]: t["result"] for t in d["targets"]}
     for k in ("untimed-warmup", "timed-launch", "kernels-50us", "kernels-500us", "mem-per-kernel",
-              "rss-growth", "exit", "threads-contention", "sanity"):
+              "rss-growth", "exit", "threads-contention", "sanity", "cupti-10us", "cupti-50us",
+              "cupti-500us", "sample16-10us", "sample16-mean", "torch-cupti", "exit-pending",
+              "exit-pending-rss", "exit-pending-counts"):
         if res.get(k) != "FAIL":
             failures.append("bad data: %s is %s, want FAIL" % (k, res.get(k)))
     if res.get("untimed-disabled") != "PASS":
@@ -1364,6 +2002,66 @@ def selftest():
         failures.append("threads commands: %s" % got)
     if Runner.variants(fake, "threads") != [1, 4, 16] or Runner.variants(fake, "launch") != [None]:
         failures.append("threads variants")
+    # 3d. issue 11: the targets' figures and the new tables
+    d = synthetic(good=True)
+    emit(d, os.path.join(tmp, "good11"))
+    res = {t["id"]: t for t in d["targets"]}
+    if not re.match(r"\+0\.0[0-9]{2} % \(vs bare: ktime-cupti \+0\.25 %, tracer \+0\.20 %\)$",
+                    res["cupti-500us"]["measured"]):
+        failures.append("cupti-500us measured: %r" % res["cupti-500us"]["measured"])
+    if res["sample16-mean"]["measured"] != "13.450 us vs 13.400 us (+0.37 %)" or \
+            "samples per run 626 vs 10020" not in res["sample16-mean"]["detail"]:
+        failures.append("sample16-mean: %r / %r" % (res["sample16-mean"]["measured"],
+                                                   res["sample16-mean"]["detail"]))
+    if res["exit-pending"]["measured"] != "max 424 ms, median 422 ms (5 of 5 runs wrote one)" or \
+            res["exit-pending-rss"]["measured"] != "+50000 kB (raw tracer +60000 kB)":
+        failures.append("exit-pending: %r, %r" % (res["exit-pending"]["measured"],
+                                                 res["exit-pending-rss"]["measured"]))
+    b10 = d["summary"]["both_bias"].get("10", {})
+    if not b10 or not 2.8 <= b10["bias_us"]["median"] <= 3.2 or b10["hw_mean_us"]["median"] != 10.4:
+        failures.append("both_bias: %r" % b10)
+    with open(os.path.join(tmp, "good11", "bench.md"), encoding="utf-8") as f:
+        md = f.read()
+    for want_md in (r"## Events against the hardware \(mixed part, KTIME_TIMER=both",
+                    r"\| kt_bench_spin<10> +\| 13\.400 +\| 10\.400 +\| \+2\.9",
+                    r"## Exit with launches pending \(bench pending 1000000",
+                    r"\| ktime-cupti +\| 5 +\| 3300 \[3300-3300\] +\| 422 \[420-424\] +\|",
+                    r"\| config +\| 5 us +\| 10 us +\| 50 us +\| 500 us +\|"):
+        if not re.search(want_md, md):
+            failures.append("bench.md lacks %r" % want_md)
+    # the raw tracer missing: its targets are not measured; the sampled mean off by itself fails
+    d = synthetic(good=True)
+    del d["runs"]["mixed"]["cupti"]
+    del d["runs"]["pending"]["cupti"]
+    for r in d["runs"]["mixed"]["ktime-sample16"]:
+        r["values"]["spin10_mean_us"] *= 1.05
+    emit(d, None)
+    res = {t["id"]: t["result"] for t in d["targets"]}
+    if [res[k] for k in ("cupti-10us", "cupti-50us", "cupti-500us", "exit-pending-rss",
+                         "sample16-10us", "sample16-mean", "exit-pending")] != \
+            ["n/a", "n/a", "n/a", "n/a", "PASS", "FAIL", "PASS"]:
+        failures.append("no raw tracer / sampled mean off: %s" % res)
+    # one ktime-cupti pending run without a report: the exit target fails
+    d = synthetic(good=True)
+    del d["runs"]["pending"]["ktime-cupti"][2]["values"]["report_ms"]
+    emit(d, None)
+    t = [t for t in d["targets"] if t["id"] == "exit-pending"][0]
+    if t["result"] != "FAIL" or "4 of 5 runs" not in t["measured"]:
+        failures.append("exit-pending, a run without a report: %s / %s" % (t["result"], t["measured"]))
+    # ktime fell back to events in a ktime-cupti run: its targets are not measured
+    d = synthetic(good=True)
+    d["runs"]["mixed"]["ktime-cupti"][1]["values"]["ktime_timer_used"] = "events"
+    d["runs"]["pending"]["ktime-cupti"][0]["values"]["ktime_timer_used"] = "events"
+    emit(d, None)
+    res = {t["id"]: t for t in d["targets"]}
+    if [res[k]["result"] for k in ("cupti-10us", "cupti-500us", "torch-cupti", "exit-pending",
+                                   "exit-pending-rss", "exit-pending-counts")] != \
+            ["n/a", "n/a", "PASS", "n/a", "n/a", "n/a"] or \
+            not res["cupti-10us"]["detail"].startswith("1 run(s) timed with events, not CUPTI"):
+        failures.append("fallback to events: %s" % {k: (t["result"], t["detail"]) for k, t in res.items()
+                                                    if k.startswith(("cupti", "exit-p"))})
+    failures += selftest_reports()
+    failures += selftest_running(tmp)
     # 4. round trip through bench.json (--analyze-only)
     with open(os.path.join(tmp, "good", "bench.json")) as f:
         d2 = json.load(f)
@@ -1404,10 +2102,17 @@ def main():
     ap.add_argument("--part-reps", default="", metavar="PART=N,...",
                     help="repetitions for some parts instead of --reps, e.g. torch=9 (a noisy part)")
     ap.add_argument("--budget-s", type=float, default=450.0, help="total wall-time budget (s)")
-    ap.add_argument("--parts", default=",".join(PARTS), help="subset of " + ",".join(PARTS))
+    ap.add_argument("--parts", default=",".join(PARTS), help="subset of " + ",".join(PARTS) +
+                    " (issue 11's targets: mixed,torch,pending)")
     ap.add_argument("--launch-n", type=int, default=200000)
     ap.add_argument("--launch-warmup", type=int, default=20000)
     ap.add_argument("--mixed", default="5000,2000,300", help="iterations of the 5,50,500 us parts")
+    ap.add_argument("--mixed-n10", type=int, default=10000,
+                    help="iterations of the mixed part's 10 us kernel (KTIME_TIMER/KTIME_SAMPLE targets)")
+    ap.add_argument("--pending-n", type=int, default=1000000,
+                    help="pending part: launches left unsynchronized when main returns")
+    ap.add_argument("--pending-warmup", type=int, default=1000,
+                    help="pending part: synchronized warm-up launches before them")
     ap.add_argument("--torch-iters", type=int, default=10000)
     ap.add_argument("--kernels-k", type=int, default=10000)
     ap.add_argument("--kernels-launches", type=int, default=7)
@@ -1455,10 +2160,13 @@ def main():
         ap.error("--threads: a comma-separated list of thread counts, e.g. 1,4,16")
     if not a.threads or a.threads[0] < 1 or a.threads[-1] > 1024:
         ap.error("--threads: thread counts from 1 to 1024")
+    if a.mixed_n10 < 0 or a.pending_n < 1 or a.pending_warmup < 0:
+        ap.error("--mixed-n10 and --pending-warmup: 0 or more; --pending-n: 1 or more")
     if a.quick:
         a.reps = min(a.reps, 3)
         a.launch_n, a.launch_warmup = 50000, 5000
         a.mixed, a.torch_iters = "1000,400,60", 2000
+        a.mixed_n10, a.pending_n = 2000, 100000
         a.kernels_k, a.long_n = 2000, 1000000
         a.threads_n, a.threads_warmup = 5000, 1000
     a.lib = os.path.abspath(a.lib)
