@@ -350,6 +350,14 @@ static CUresult init_state(void)
 
 #define CHECK_INIT() do { CUresult e_ = init_state(); if (e_ != CUDA_SUCCESS) return e_; } while (0)
 
+/* Defines an entry point and its per-thread-default-stream twin NAME_ptsz from one body, an
+ * expression of the parameters and `ptsz` (0 in NAME, 1 in NAME_ptsz), so the two cannot
+ * drift apart. Both check initialisation first, like every entry point; the symbols stay two
+ * distinct functions, as in the real driver (tools tell them apart by address). */
+#define PTSZ_PAIR(name, params, ...) \
+    EXPORT CUresult name params { const int ptsz = 0; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; } \
+    EXPORT CUresult name##_ptsz params { const int ptsz = 1; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; }
+
 /* Every object the fake ever handed out, so a garbage handle gives an error, not a crash.
  * Objects are never freed (destroy marks them dead), so a stale handle stays detectable. */
 static uintptr_t *g_hs;
@@ -1521,17 +1529,7 @@ static CUresult stream_sync(CUstream h, int ptsz)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamSynchronize(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_sync(hStream, 0);
-}
-
-EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_sync(hStream, 1);
-}
+PTSZ_PAIR(cuStreamSynchronize, (CUstream hStream), stream_sync(hStream, ptsz))
 
 static CUresult stream_query(CUstream h, int ptsz)
 {
@@ -1553,17 +1551,7 @@ static CUresult stream_query(CUstream h, int ptsz)
     return e;
 }
 
-EXPORT CUresult cuStreamQuery(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_query(hStream, 0);
-}
-
-EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_query(hStream, 1);
-}
+PTSZ_PAIR(cuStreamQuery, (CUstream hStream), stream_query(hStream, ptsz))
 
 static CUresult stream_get_ctx(CUstream h, int ptsz, CUcontext *pctx)
 {
@@ -1579,17 +1567,7 @@ static CUresult stream_get_ctx(CUstream h, int ptsz, CUcontext *pctx)
     return e;
 }
 
-EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
-{
-    CHECK_INIT();
-    return stream_get_ctx(hStream, 0, pctx);
-}
-
-EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
-{
-    CHECK_INIT();
-    return stream_get_ctx(hStream, 1, pctx);
-}
+PTSZ_PAIR(cuStreamGetCtx, (CUstream hStream, CUcontext *pctx), stream_get_ctx(hStream, ptsz, pctx))
 
 static CUresult stream_get_id(CUstream h, int ptsz, unsigned long long *id)
 {
@@ -1605,17 +1583,7 @@ static CUresult stream_get_id(CUstream h, int ptsz, unsigned long long *id)
     return e;
 }
 
-EXPORT CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
-{
-    CHECK_INIT();
-    return stream_get_id(hStream, 0, streamId);
-}
-
-EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
-{
-    CHECK_INIT();
-    return stream_get_id(hStream, 1, streamId);
-}
+PTSZ_PAIR(cuStreamGetId, (CUstream hStream, unsigned long long *streamId), stream_get_id(hStream, ptsz, streamId))
 
 static CUresult stream_get_flags(CUstream h, int ptsz, unsigned int *flags)
 {
@@ -1631,17 +1599,7 @@ static CUresult stream_get_flags(CUstream h, int ptsz, unsigned int *flags)
     return e;
 }
 
-EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
-{
-    CHECK_INIT();
-    return stream_get_flags(hStream, 0, flags);
-}
-
-EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
-{
-    CHECK_INIT();
-    return stream_get_flags(hStream, 1, flags);
-}
+PTSZ_PAIR(cuStreamGetFlags, (CUstream hStream, unsigned int *flags), stream_get_flags(hStream, ptsz, flags))
 
 static CUresult stream_wait_event(CUstream h, int ptsz, CUevent hEvent)
 {
@@ -1673,19 +1631,9 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
-{
-    (void)Flags;
-    CHECK_INIT();
-    return stream_wait_event(hStream, 0, hEvent);
-}
-
-EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
-{
-    (void)Flags;
-    CHECK_INIT();
-    return stream_wait_event(hStream, 1, hEvent);
-}
+/* Flags (CU_EVENT_WAIT_DEFAULT / _EXTERNAL) change nothing here. */
+PTSZ_PAIR(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags),
+          stream_wait_event(hStream, ptsz, hEvent))
 
 /* ------------------------------------------------------------------------------------ */
 /* Capture                                                                                */
@@ -1723,29 +1671,9 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamBeginCapture(CUstream hStream)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 0, CU_STREAM_CAPTURE_MODE_GLOBAL);
-}
-
-EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 1, CU_STREAM_CAPTURE_MODE_GLOBAL);
-}
-
-EXPORT CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 0, (int)mode);
-}
-
-EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 1, (int)mode);
-}
+PTSZ_PAIR(cuStreamBeginCapture, (CUstream hStream), begin_capture(hStream, ptsz, CU_STREAM_CAPTURE_MODE_GLOBAL))
+PTSZ_PAIR(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
+          begin_capture(hStream, ptsz, (int)mode))
 
 static CUresult end_capture(CUstream h, int ptsz, CUgraph *phGraph)
 {
@@ -1780,17 +1708,7 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
-{
-    CHECK_INIT();
-    return end_capture(hStream, 0, phGraph);
-}
-
-EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
-{
-    CHECK_INIT();
-    return end_capture(hStream, 1, phGraph);
-}
+PTSZ_PAIR(cuStreamEndCapture, (CUstream hStream, CUgraph *phGraph), end_capture(hStream, ptsz, phGraph))
 
 static CUresult is_capturing(CUstream h, int ptsz, CUstreamCaptureStatus *st)
 {
@@ -1810,17 +1728,8 @@ static CUresult is_capturing(CUstream h, int ptsz, CUstreamCaptureStatus *st)
     return e;
 }
 
-EXPORT CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    CHECK_INIT();
-    return is_capturing(hStream, 0, captureStatus);
-}
-
-EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    CHECK_INIT();
-    return is_capturing(hStream, 1, captureStatus);
-}
+PTSZ_PAIR(cuStreamIsCapturing, (CUstream hStream, CUstreamCaptureStatus *captureStatus),
+          is_capturing(hStream, ptsz, captureStatus))
 
 static CUresult capture_info(CUstream h, int ptsz, CUstreamCaptureStatus *st, cuuint64_t *id,
                              CUgraph *g, const CUgraphNode **deps, const CUgraphEdgeData **edges,
@@ -1855,26 +1764,12 @@ static CUresult capture_info(CUstream h, int ptsz, CUstreamCaptureStatus *st, cu
     return e;
 }
 
-EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                          cuuint64_t *id_out, CUgraph *graph_out,
-                                          const CUgraphNode **dependencies_out,
-                                          const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
-{
-    CHECK_INIT();
-    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
-}
-
-EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                               cuuint64_t *id_out, CUgraph *graph_out,
-                                               const CUgraphNode **dependencies_out,
-                                               const CUgraphEdgeData **edgeData_out,
-                                               size_t *numDependencies_out)
-{
-    CHECK_INIT();
-    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
-}
+PTSZ_PAIR(cuStreamGetCaptureInfo_v3,
+          (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out,
+           const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+           size_t *numDependencies_out),
+          capture_info(hStream, ptsz, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                       numDependencies_out))
 
 /* ------------------------------------------------------------------------------------ */
 /* Events                                                                                 */
@@ -2000,33 +1895,10 @@ out:
     return e;
 }
 
-EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
-{
-    CHECK_INIT();
-    return event_record(hEvent, hStream, 0);
-}
-
-EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
-{
-    CHECK_INIT();
-    return event_record(hEvent, hStream, 1);
-}
-
-EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
-{
-    CHECK_INIT();
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return event_record(hEvent, hStream, 0);
-}
-
-EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
-{
-    CHECK_INIT();
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return event_record(hEvent, hStream, 1);
-}
+PTSZ_PAIR(cuEventRecord, (CUevent hEvent, CUstream hStream), event_record(hEvent, hStream, ptsz))
+PTSZ_PAIR(cuEventRecordWithFlags, (CUevent hEvent, CUstream hStream, unsigned int flags),
+          (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) ? CUDA_ERROR_INVALID_VALUE
+                                                         : event_record(hEvent, hStream, ptsz))
 
 /* Is the capture an event was recorded into still going on? */
 static int event_capture_live(struct event *ev)
@@ -2470,7 +2342,7 @@ fail:
     kn->failed++;
 out:
     UNLOCK();
-    TRACE("%s(%s, grid=%u, stream=%p) = %d clock=%" PRIu64, api,
+    TRACE("%s%s(%s, grid=%u, stream=%p) = %d clock=%" PRIu64, api, ptsz ? "_ptsz" : "",
           (e != CUDA_ERROR_INVALID_HANDLE && f) ? f->k->name : "?", gx,
           (void *)hs, (int)e, s ? s->clock_ns : 0);
     return e;
@@ -2523,55 +2395,19 @@ static CUresult stream_wait32(CUstream hs, CUdeviceptr addr, cuuint32_t value, u
     return e;
 }
 
-EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
-{
-    CHECK_INIT();
-    return stream_wait32(s, addr, value, flags, 0);
-}
+PTSZ_PAIR(cuStreamWaitValue32_v2, (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
+          stream_wait32(s, addr, value, flags, ptsz))
 
-EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                            unsigned int flags)
-{
-    CHECK_INIT();
-    return stream_wait32(s, addr, value, flags, 1);
-}
-
-EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
-                               unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
-                               unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0, kernelParams,
-                  extra, "cuLaunchKernel");
-}
-
-EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                                    void **kernelParams, void **extra)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1, kernelParams,
-                  extra, "cuLaunchKernel_ptsz");
-}
+PTSZ_PAIR(cuLaunchKernel,
+          (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+           unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
+           CUstream hStream, void **kernelParams, void **extra),
+          launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, ptsz, kernelParams,
+                 extra, "cuLaunchKernel"))
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra, int ptsz)
 {
-    CHECK_INIT();
-    if (!config) {
-        LOCK();
-        if (is_fn(f)) {
-            ((struct fobj *)f)->k->cnt->launch++;
-            ((struct fobj *)f)->k->cnt->failed++;
-        } else {
-            g_cnt.launch_invalid++;
-        }
-        UNLOCK();
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    if (config->numAttrs && !config->attrs) {
+    if (!config || (config->numAttrs && !config->attrs)) {
         LOCK();
         if (is_fn(f)) {
             ((struct fobj *)f)->k->cnt->launch++;
@@ -2583,43 +2419,18 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
         return CUDA_ERROR_INVALID_VALUE;
     }
     return launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
-                  config->blockDimZ, config->hStream, ptsz, params, extra,
-                  ptsz ? "cuLaunchKernelEx_ptsz" : "cuLaunchKernelEx");
+                  config->blockDimZ, config->hStream, ptsz, params, extra, "cuLaunchKernelEx");
 }
 
-EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 0);
-}
+PTSZ_PAIR(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+          launch_ex(config, f, kernelParams, extra, ptsz))
 
-EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                                      void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 1);
-}
-
-EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                          unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                          unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                                          void **kernelParams)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0, kernelParams,
-                  NULL, "cuLaunchCooperativeKernel");
-}
-
-EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                               unsigned int gridDimZ, unsigned int blockDimX,
-                                               unsigned int blockDimY, unsigned int blockDimZ,
-                                               unsigned int sharedMemBytes, CUstream hStream,
-                                               void **kernelParams)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1, kernelParams,
-                  NULL, "cuLaunchCooperativeKernel_ptsz");
-}
+PTSZ_PAIR(cuLaunchCooperativeKernel,
+          (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+           unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
+           CUstream hStream, void **kernelParams),
+          launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, ptsz, kernelParams,
+                 NULL, "cuLaunchCooperativeKernel"))
 
 /* ------------------------------------------------------------------------------------ */
 /* Graphs                                                                                 */
@@ -2779,19 +2590,10 @@ static CUresult instantiate_params(CUgraphExec *pe, CUgraph hg, CUDA_GRAPH_INSTA
     return e;
 }
 
-EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                             CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
-{
-    CHECK_INIT();
-    return instantiate_params(phGraphExec, hGraph, instantiateParams);
-}
-
-EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                                  CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
-{
-    CHECK_INIT();
-    return instantiate_params(phGraphExec, hGraph, instantiateParams);
-}
+/* The per-thread twin exists in the real driver; instantiation involves no stream. */
+PTSZ_PAIR(cuGraphInstantiateWithParams,
+          (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams),
+          instantiate_params(phGraphExec, hGraph, instantiateParams))
 
 EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
                                       char *logBuffer, size_t bufferSize)
@@ -2855,17 +2657,7 @@ out:
     return e;
 }
 
-EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{
-    CHECK_INIT();
-    return graph_launch(hGraphExec, hStream, 0);
-}
-
-EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-    CHECK_INIT();
-    return graph_launch(hGraphExec, hStream, 1);
-}
+PTSZ_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), graph_launch(hGraphExec, hStream, ptsz))
 
 EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
 {
