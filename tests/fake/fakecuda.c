@@ -358,6 +358,12 @@ static CUresult init_state(void)
     EXPORT CUresult name params { const int ptsz = 0; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; } \
     EXPORT CUresult name##_ptsz params { const int ptsz = 1; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; }
 
+/* Defines an entry point and its NAME_v2 with the same parameters and one body (the versions
+ * differ in the real driver's ABI history, not in what this fake does): two functions. */
+#define V2_PAIR(name, params, ...) \
+    EXPORT CUresult name params { CHECK_INIT(); return __VA_ARGS__; } \
+    EXPORT CUresult name##_v2 params { CHECK_INIT(); return __VA_ARGS__; }
+
 /* Every object the fake ever handed out, so a garbage handle gives an error, not a crash.
  * Objects are never freed (destroy marks them dead), so a stale handle stays detectable. */
 static uintptr_t *g_hs;
@@ -1148,17 +1154,7 @@ static CUresult primary_release(CUdevice dev)
     return r;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_release(dev);
-}
-
-EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_release(dev);
-}
+V2_PAIR(cuDevicePrimaryCtxRelease, (CUdevice dev), primary_release(dev))
 
 static CUresult primary_reset(CUdevice dev)
 {
@@ -1170,17 +1166,7 @@ static CUresult primary_reset(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_reset(dev);
-}
-
-EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_reset(dev);
-}
+V2_PAIR(cuDevicePrimaryCtxReset, (CUdevice dev), primary_reset(dev))
 
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
@@ -1219,17 +1205,7 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
-{
-    CHECK_INIT();
-    return ctx_create(pctx, flags, dev);
-}
-
-EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
-{
-    CHECK_INIT();
-    return ctx_create(pctx, flags, dev);
-}
+V2_PAIR(cuCtxCreate, (CUcontext *pctx, unsigned int flags, CUdevice dev), ctx_create(pctx, flags, dev))
 
 EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                unsigned int flags, CUdevice dev)
@@ -1267,17 +1243,7 @@ static CUresult ctx_destroy(CUcontext ctx)
     return r;
 }
 
-EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_destroy(ctx);
-}
-
-EXPORT CUresult cuCtxDestroy(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_destroy(ctx);
-}
+V2_PAIR(cuCtxDestroy, (CUcontext ctx), ctx_destroy(ctx))
 
 EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
@@ -1317,17 +1283,7 @@ static CUresult ctx_push(CUcontext ctx)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_push(ctx);
-}
-
-EXPORT CUresult cuCtxPushCurrent(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_push(ctx);
-}
+V2_PAIR(cuCtxPushCurrent, (CUcontext ctx), ctx_push(ctx))
 
 static CUresult ctx_pop(CUcontext *pctx)
 {
@@ -1339,17 +1295,7 @@ static CUresult ctx_pop(CUcontext *pctx)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
-{
-    CHECK_INIT();
-    return ctx_pop(pctx);
-}
-
-EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
-{
-    CHECK_INIT();
-    return ctx_pop(pctx);
-}
+V2_PAIR(cuCtxPopCurrent, (CUcontext *pctx), ctx_pop(pctx))
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 {
@@ -1483,17 +1429,7 @@ static CUresult stream_destroy(CUstream h)
     return r;
 }
 
-EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_destroy(hStream);
-}
-
-EXPORT CUresult cuStreamDestroy(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_destroy(hStream);
-}
+V2_PAIR(cuStreamDestroy, (CUstream hStream), stream_destroy(hStream))
 
 static CUresult stream_sync(CUstream h, int ptsz)
 {
@@ -1831,17 +1767,7 @@ static CUresult event_destroy(CUevent h)
     return e;
 }
 
-EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
-{
-    CHECK_INIT();
-    return event_destroy(hEvent);
-}
-
-EXPORT CUresult cuEventDestroy(CUevent hEvent)
-{
-    CHECK_INIT();
-    return event_destroy(hEvent);
-}
+V2_PAIR(cuEventDestroy, (CUevent hEvent), event_destroy(hEvent))
 
 static CUresult event_record(CUevent h, CUstream hs, int ptsz)
 {
@@ -2058,13 +1984,14 @@ EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     return e;
 }
 
-EXPORT CUresult cuModuleUnload(CUmodule hmod)
+/* Module and library entry points share these: MAGIC_MODULE images hand out CUfunctions,
+ * MAGIC_LIB images CUkernels (and CUfunctions through cuKernelGetFunction). */
+static CUresult image_unload_checked(void *h, uint32_t magic)
 {
-    struct image *m = (struct image *)hmod;
+    struct image *m = h;
     CUresult e = CUDA_SUCCESS;
-    CHECK_INIT();
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
+    if (!is_obj(m, magic))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
         image_unload(m);
@@ -2072,92 +1999,101 @@ EXPORT CUresult cuModuleUnload(CUmodule hmod)
     return e;
 }
 
-EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+/* *out = the image's CUfunction (module) or CUkernel (library) named name. */
+static CUresult image_get(struct fobj **out, void *h, uint32_t magic, const char *name)
 {
-    struct image *m = (struct image *)hmod;
+    struct image *m = h;
     CUresult e;
     int i;
-    CHECK_INIT();
-    if (!hfunc || !name)
-        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE)) {
+    if (!is_obj(m, magic)) {
         e = CUDA_ERROR_INVALID_HANDLE;
     } else {
         e = image_find(m, name, &i);
         if (!e)
-            *hfunc = (CUfunction)&m->funcs[i];
+            *out = magic == MAGIC_LIB ? &m->kerns[i] : &m->funcs[i];
     }
     UNLOCK();
     return e;
 }
 
-EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+static CUresult image_count(unsigned int *count, void *h, uint32_t magic)
 {
-    struct image *m = (struct image *)mod;
+    struct image *m = h;
     CUresult e = CUDA_SUCCESS;
-    CHECK_INIT();
     if (!count)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
+    if (!is_obj(m, magic))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
         *count = (unsigned)m->nk;
     UNLOCK();
     return e;
+}
+
+/* out: a CUfunction array for a module, a CUkernel array for a library. */
+static CUresult image_enumerate(void *out, unsigned int n, void *h, uint32_t magic)
+{
+    struct image *m = h;
+    CUresult e = CUDA_SUCCESS;
+    unsigned i;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    if (!is_obj(m, magic))
+        e = CUDA_ERROR_INVALID_HANDLE;
+    else if (magic == MAGIC_LIB)
+        for (i = 0; i < n && i < (unsigned)m->nk; i++)
+            ((CUkernel *)out)[i] = (CUkernel)&m->kerns[i];
+    else
+        for (i = 0; i < n && i < (unsigned)m->nk; i++)
+            ((CUfunction *)out)[i] = (CUfunction)&m->funcs[i];
+    UNLOCK();
+    return e;
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule hmod)
+{
+    CHECK_INIT();
+    return image_unload_checked(hmod, MAGIC_MODULE);
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    struct fobj *f;
+    CUresult e;
+    CHECK_INIT();
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    e = image_get(&f, hmod, MAGIC_MODULE, name);
+    if (!e)
+        *hfunc = (CUfunction)f;
+    return e;
+}
+
+EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    CHECK_INIT();
+    return image_count(count, mod, MAGIC_MODULE);
 }
 
 EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
-    struct image *m = (struct image *)mod;
-    CUresult e = CUDA_SUCCESS;
-    unsigned i;
     CHECK_INIT();
-    if (!functions)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        for (i = 0; i < numFunctions && i < (unsigned)m->nk; i++)
-            functions[i] = (CUfunction)&m->funcs[i];
-    UNLOCK();
-    return e;
+    return image_enumerate(functions, numFunctions, mod, MAGIC_MODULE);
 }
 
 EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    struct image *m = (struct image *)lib;
-    CUresult e = CUDA_SUCCESS;
     CHECK_INIT();
-    if (!count)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        *count = (unsigned)m->nk;
-    UNLOCK();
-    return e;
+    return image_count(count, lib, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
-    struct image *m = (struct image *)lib;
-    CUresult e = CUDA_SUCCESS;
-    unsigned i;
     CHECK_INIT();
-    if (!kernels)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        for (i = 0; i < numKernels && i < (unsigned)m->nk; i++)
-            kernels[i] = (CUkernel)&m->kerns[i];
-    UNLOCK();
-    return e;
+    return image_enumerate(kernels, numKernels, lib, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
@@ -2185,35 +2121,20 @@ EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_op
 
 EXPORT CUresult cuLibraryUnload(CUlibrary library)
 {
-    struct image *m = (struct image *)library;
-    CUresult e = CUDA_SUCCESS;
     CHECK_INIT();
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        image_unload(m);
-    UNLOCK();
-    return e;
+    return image_unload_checked(library, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
-    struct image *m = (struct image *)library;
+    struct fobj *k;
     CUresult e;
-    int i;
     CHECK_INIT();
     if (!pKernel || !name)
         return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB)) {
-        e = CUDA_ERROR_INVALID_HANDLE;
-    } else {
-        e = image_find(m, name, &i);
-        if (!e)
-            *pKernel = (CUkernel)&m->kerns[i];
-    }
-    UNLOCK();
+    e = image_get(&k, library, MAGIC_LIB, name);
+    if (!e)
+        *pKernel = (CUkernel)k;
     return e;
 }
 
