@@ -19,13 +19,18 @@
  *   - an atexit handler registered by cuInit marks the driver deinitialized, like cudart's
  *     teardown does (FAKECUDA_ATEXIT_DEINIT=0 turns that off);
  *   - an independent count of launches and event operations is appended to
- *     FAKECUDA_COUNT_FILE at exit.
+ *     FAKECUDA_COUNT_FILE at exit;
+ *   - every kernel that runs is reported, with its simulated start and end, to the sink set
+ *     with fakecuda_set_activity_sink (fakecuda_activity.h): the fake CUPTI, fakecupti.c,
+ *     turns them into activity records.
  *
  * Thread safety: one mutex guards all state; nothing sleeps while holding it.
  */
 #define _GNU_SOURCE
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+
+#include "fakecuda_activity.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -99,15 +104,24 @@ struct image {                 /* a module (MAGIC_MODULE) or library (MAGIC_LIB)
     struct fobj *kerns;        /* CUkernel handles (libraries only) */
 };
 
+struct kdims {                 /* a kernel's launch configuration */
+    unsigned gx, gy, gz, bx, by, bz;
+    unsigned shmem;            /* dynamic shared memory, bytes */
+};
+
 struct gnode {                 /* a CUgraphNode */
     uint32_t magic;
     struct kdef *k;            /* NULL for an empty node */
+    struct kdims d;            /* a kernel node's launch configuration */
+    uint64_t id;               /* graphNodeId of its activity records */
 };
 
 struct graph {                 /* a CUgraph (MAGIC_GRAPH) or CUgraphExec (MAGIC_EXEC) */
     uint32_t magic;
     int n, cap;
     struct gnode **nodes;
+    uint32_t id;
+    uint32_t src_id;           /* an exec: the id of the graph it was instantiated from */
 };
 
 enum { CAP_NONE = 0, CAP_ACTIVE = 1, CAP_INVALIDATED = 2 };
@@ -185,6 +199,14 @@ static struct stream *g_streams;
 static uint64_t g_next_id = 1;
 static uint64_t g_next_cap_id = 1;
 static struct kname *g_knames;
+/* Activity reporting (fakecuda_activity.h). Ids of their own, so that streams keep theirs. */
+static fakecuda_activity_fn g_sink;
+static void *g_sink_arg;
+static int g_sink_calls;          /* sink calls running now (atomic) */
+static uint32_t g_next_corr;      /* correlation ids: one per launch call */
+static uint32_t g_next_graph_id;
+static uint64_t g_next_node_id;
+static __thread int tl_in_sink;
 
 static struct {
     uint64_t graph_launch, event_record, event_record_failed, event_create, event_destroy;
@@ -246,6 +268,7 @@ static void fork_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);
     g_is_child = 1;
+    g_sink_calls = 0;  /* the threads that were in the sink are not in the child */
     memset(&g_cnt, 0, sizeof g_cnt);
     for (struct kname *n = g_knames; n; n = n->next)
         n->launch = n->ok = n->failed = n->captured = n->graph_runs = 0;
@@ -645,8 +668,9 @@ static CUresult graph_add_node(struct graph *g, struct gnode *n)
     return CUDA_SUCCESS;
 }
 
-/* Appends a new node running k (NULL: an empty node); *out gets it when out is not NULL. */
-static CUresult graph_add(struct graph *g, struct kdef *k, struct gnode **out)
+/* Appends a new node running k with configuration d (k NULL: an empty node, d NULL); *out
+ * gets it when out is not NULL. */
+static CUresult graph_add(struct graph *g, struct kdef *k, const struct kdims *d, struct gnode **out)
 {
     struct gnode *n = calloc(1, sizeof *n);
     CUresult e;
@@ -654,6 +678,9 @@ static CUresult graph_add(struct graph *g, struct kdef *k, struct gnode **out)
         return CUDA_ERROR_OUT_OF_MEMORY;
     n->magic = MAGIC_NODE;
     n->k = k;
+    if (d)
+        n->d = *d;
+    n->id = ++g_next_node_id;
     if (h_add(n)) {
         free(n);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -669,6 +696,7 @@ static struct graph *graph_new(uint32_t magic)
     struct graph *g = calloc(1, sizeof *g);
     if (g) {
         g->magic = magic;
+        g->id = ++g_next_graph_id;
         if (h_add(g)) {
             free(g);
             return NULL;
@@ -689,17 +717,65 @@ static int stream_gated(struct stream *s)
     return 1;
 }
 
-/* Execute one kernel on a stream: advance its simulated clock. */
-static void stream_run(struct stream *s, struct kdef *k)
+/* Execute one kernel on a stream: advance its simulated clock. With a sink set, *a (when
+ * not NULL) gets the kernel's activity: the caller adds launch parameters and ids. */
+static void stream_run(struct stream *s, struct kdef *k, struct fakecuda_kernel_activity *a)
 {
     uint64_t d = k->durs[k->next % (uint64_t)k->ndurs];
     uint64_t t = now_ns() + g_delay_ns;
     k->next++;
+    if (a) {
+        memset(a, 0, sizeof *a);
+        a->size = sizeof *a;
+        a->device_id = (uint32_t)s->ctx->dev;
+        a->context_id = (uint32_t)s->ctx->id;
+        a->stream_id = (uint32_t)s->id;
+        a->start_ns = s->clock_ns;
+        a->end_ns = s->clock_ns + d;
+        a->name = k->cnt->name;  /* the counter's copy: never scribbled over, never freed */
+    }
     s->clock_ns += d;
     if (t > s->busy_until)
         s->busy_until = t;
     if (strncmp(k->name, "hang", 4) == 0)
         s->hung = 1;
+}
+
+/* The sink to call after the lock is released, or NULL; counts the call as running.
+ * Under the lock. */
+static fakecuda_activity_fn sink_take(void **arg)
+{
+    if (!g_sink || tl_in_sink)
+        return NULL;
+    *arg = g_sink_arg;
+    __atomic_add_fetch(&g_sink_calls, 1, __ATOMIC_ACQ_REL);
+    return g_sink;
+}
+
+/* Reports n activities to a sink from sink_take; without the lock. */
+static void sink_call(fakecuda_activity_fn fn, void *arg, const struct fakecuda_kernel_activity *a, int n)
+{
+    int i;
+    tl_in_sink = 1;  /* a kernel launched from inside the sink is not reported again */
+    for (i = 0; i < n; i++)
+        fn(&a[i], arg);
+    tl_in_sink = 0;
+    __atomic_sub_fetch(&g_sink_calls, 1, __ATOMIC_ACQ_REL);
+}
+
+EXPORT int fakecuda_set_activity_sink(fakecuda_activity_fn fn, void *arg)
+{
+    LOCK();
+    g_sink = fn;
+    g_sink_arg = arg;
+    UNLOCK();
+    /* Calls of the old sink that already took it finish before we return (a caller may be
+     * about to unload it), unless we are inside one of them; a call stuck for 2 s (a client
+     * callback that never returns) is not waited for. */
+    for (int i = 0; i < 20000 && !tl_in_sink && __atomic_load_n(&g_sink_calls, __ATOMIC_ACQUIRE) > 0; i++)
+        usleep(100);
+    TRACE("fakecuda_set_activity_sink(%p)", (void *)(uintptr_t)fn);
+    return FAKECUDA_ACTIVITY_VERSION;
 }
 
 static struct kname *kname_get(const char *name)
@@ -2193,14 +2269,20 @@ EXPORT CUresult cuKernelGetName(const char **name, CUkernel hfunc)
 /* ------------------------------------------------------------------------------------ */
 /* Launches                                                                               */
 
-static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, CUstream hs, int ptsz, void **params, void **extra, const char *api)
+static CUresult launch(CUfunction hf, const struct kdims *d, int launch_type, CUstream hs, int ptsz,
+                       void **params, void **extra, const char *api)
 {
+    unsigned gx = d->gx, gy = d->gy, gz = d->gz, bx = d->bx, by = d->by, bz = d->bz;
     struct fobj *f = (struct fobj *)hf;
     struct stream *s = NULL;
     struct kname *kn;
+    struct fakecuda_kernel_activity act;
+    fakecuda_activity_fn sink = NULL;
+    void *sink_arg = NULL;
+    uint32_t corr;
     CUresult e = CUDA_SUCCESS;
     LOCK();
+    corr = ++g_next_corr;
     if (!f) {
         g_cnt.launch_invalid++;
         e = CUDA_ERROR_INVALID_VALUE;
@@ -2230,7 +2312,7 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
         goto fail;
     }
     if (s->cap_status == CAP_ACTIVE) {
-        e = graph_add(s->cap_graph, f->k, NULL);
+        e = graph_add(s->cap_graph, f->k, d, NULL);
         if (e)
             goto fail;
         kn->captured++;
@@ -2256,13 +2338,27 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
             goto fail;
         }
     }
-    stream_run(s, f->k);
+    sink = sink_take(&sink_arg);
+    stream_run(s, f->k, sink ? &act : NULL);
+    if (sink) {
+        act.correlation_id = corr;
+        act.grid_x = (int32_t)gx;
+        act.grid_y = (int32_t)gy;
+        act.grid_z = (int32_t)gz;
+        act.block_x = (int32_t)bx;
+        act.block_y = (int32_t)by;
+        act.block_z = (int32_t)bz;
+        act.dynamic_shared_memory = (int32_t)d->shmem;
+        act.launch_type = (uint8_t)launch_type;
+    }
     kn->ok++;
     goto out;
 fail:
     kn->failed++;
 out:
     UNLOCK();
+    if (sink)
+        sink_call(sink, sink_arg, &act, 1);
     TRACE("%s%s(%s, grid=%u, stream=%p) = %d clock=%" PRIu64, api, ptsz ? "_ptsz" : "",
           (e != CUDA_ERROR_INVALID_HANDLE && f) ? f->k->name : "?", gx,
           (void *)hs, (int)e, s ? s->clock_ns : 0);
@@ -2323,11 +2419,13 @@ PTSZ_PAIR(cuLaunchKernel,
           (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
            unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
            CUstream hStream, void **kernelParams, void **extra),
-          launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, ptsz, kernelParams,
-                 extra, "cuLaunchKernel"))
+          launch(f, &(struct kdims){ gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes },
+                 0, hStream, ptsz, kernelParams, extra, "cuLaunchKernel"))
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra, int ptsz)
 {
+    int coop = 0;
+    unsigned i;
     if (!config || (config->numAttrs && !config->attrs)) {
         LOCK();
         if (is_fn(f)) {
@@ -2339,8 +2437,13 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
         UNLOCK();
         return CUDA_ERROR_INVALID_VALUE;
     }
-    return launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
-                  config->blockDimZ, config->hStream, ptsz, params, extra, "cuLaunchKernelEx");
+    for (i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && config->attrs[i].value.cooperative)
+            coop = 1;
+    return launch(f,
+                  &(struct kdims){ config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                                   config->blockDimY, config->blockDimZ, config->sharedMemBytes },
+                  coop, config->hStream, ptsz, params, extra, "cuLaunchKernelEx");
 }
 
 PTSZ_PAIR(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
@@ -2350,8 +2453,8 @@ PTSZ_PAIR(cuLaunchCooperativeKernel,
           (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
            unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
            CUstream hStream, void **kernelParams),
-          launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, ptsz, kernelParams,
-                 NULL, "cuLaunchCooperativeKernel"))
+          launch(f, &(struct kdims){ gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes },
+                 1, hStream, ptsz, kernelParams, NULL, "cuLaunchCooperativeKernel"))
 
 /* ------------------------------------------------------------------------------------ */
 /* Graphs                                                                                 */
@@ -2371,19 +2474,19 @@ EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
-static CUresult add_kernel_node(CUgraphNode *ph, CUgraph hg, CUfunction func, CUkernel kern, unsigned gx)
+static CUresult add_kernel_node(CUgraphNode *ph, CUgraph hg, CUfunction func, CUkernel kern, const struct kdims *d)
 {
     struct graph *g = (struct graph *)hg;
     struct fobj *f = func ? (struct fobj *)func : (struct fobj *)kern;
     struct gnode *n = NULL;
     CUresult e;
-    if (!ph || !f || gx == 0)
+    if (!ph || !f || d->gx == 0)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     if (!is_obj(g, MAGIC_GRAPH) || !is_fn(f))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
-        e = graph_add(g, f->k, &n);
+        e = graph_add(g, f->k, d, &n);
     UNLOCK();
     if (!e)
         *ph = (CUgraphNode)n;
@@ -2402,7 +2505,7 @@ EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, co
     if (!phGraphNode)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    e = is_obj(g, MAGIC_GRAPH) ? graph_add(g, NULL, &n) : CUDA_ERROR_INVALID_HANDLE;
+    e = is_obj(g, MAGIC_GRAPH) ? graph_add(g, NULL, NULL, &n) : CUDA_ERROR_INVALID_HANDLE;
     UNLOCK();
     if (!e)
         *phGraphNode = (CUgraphNode)n;
@@ -2456,7 +2559,9 @@ EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph
     if (!nodeParams)
         return CUDA_ERROR_INVALID_VALUE;
     return add_kernel_node(phGraphNode, hGraph, nodeParams->func, nodeParams->func ? NULL : nodeParams->kern,
-                           nodeParams->gridDimX);
+                           &(struct kdims){ nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ,
+                                            nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ,
+                                            nodeParams->sharedMemBytes });
 }
 
 EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -2467,7 +2572,10 @@ EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     CHECK_INIT();
     if (!nodeParams)
         return CUDA_ERROR_INVALID_VALUE;
-    return add_kernel_node(phGraphNode, hGraph, nodeParams->func, NULL, nodeParams->gridDimX);
+    return add_kernel_node(phGraphNode, hGraph, nodeParams->func, NULL,
+                           &(struct kdims){ nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ,
+                                            nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ,
+                                            nodeParams->sharedMemBytes });
 }
 
 static CUresult instantiate(CUgraphExec *pe, CUgraph hg)
@@ -2485,6 +2593,8 @@ static CUresult instantiate(CUgraphExec *pe, CUgraph hg)
     x = graph_new(MAGIC_EXEC);
     if (!x)
         e = CUDA_ERROR_OUT_OF_MEMORY;
+    else
+        x->src_id = g->id;
     for (i = 0; !e && i < g->n; i++)
         e = graph_add_node(x, g->nodes[i]);
     UNLOCK();
@@ -2540,9 +2650,14 @@ static CUresult graph_launch(CUgraphExec hx, CUstream hs, int ptsz)
 {
     struct graph *x = (struct graph *)hx;
     struct stream *s;
+    struct fakecuda_kernel_activity *acts = NULL;
+    fakecuda_activity_fn sink = NULL;
+    void *sink_arg = NULL;
+    uint32_t corr;
     CUresult e;
-    int i;
+    int i, nact = 0;
     LOCK();
+    corr = ++g_next_corr;
     if (!is_obj(x, MAGIC_EXEC)) {
         UNLOCK();
         return CUDA_ERROR_INVALID_HANDLE;
@@ -2556,24 +2671,44 @@ static CUresult graph_launch(CUgraphExec hx, CUstream hs, int ptsz)
     }
     if (s->cap_status == CAP_ACTIVE) {  /* captured as a child graph */
         for (i = 0; !e && i < x->n; i++)
-            e = graph_add(s->cap_graph, x->nodes[i]->k, NULL);
+            e = graph_add(s->cap_graph, x->nodes[i]->k, &x->nodes[i]->d, NULL);
         goto out;
     }
     if (legacy_conflict(s, 1)) {
         e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
         goto out;
     }
+    sink = sink_take(&sink_arg);
+    if (sink && x->n > 0)
+        acts = calloc((size_t)x->n, sizeof *acts);  /* out of memory: no activity reported */
     for (i = 0; i < x->n; i++) {
         struct kdef *k = x->nodes[i]->k;
+        struct fakecuda_kernel_activity *a = acts ? &acts[nact] : NULL;
         if (!k)
             continue;
-        stream_run(s, k);
+        stream_run(s, k, a);
+        if (a) {
+            a->correlation_id = corr;
+            a->graph_id = x->src_id;
+            a->graph_node_id = x->nodes[i]->id;
+            a->grid_x = (int32_t)x->nodes[i]->d.gx;
+            a->grid_y = (int32_t)x->nodes[i]->d.gy;
+            a->grid_z = (int32_t)x->nodes[i]->d.gz;
+            a->block_x = (int32_t)x->nodes[i]->d.bx;
+            a->block_y = (int32_t)x->nodes[i]->d.by;
+            a->block_z = (int32_t)x->nodes[i]->d.bz;
+            a->dynamic_shared_memory = (int32_t)x->nodes[i]->d.shmem;
+            nact++;
+        }
         k->cnt->graph_runs++;
         g_cnt.graph_kernel_runs++;
     }
     g_cnt.graph_launch++;
 out:
     UNLOCK();
+    if (sink)
+        sink_call(sink, sink_arg, acts, nact);
+    free(acts);
     TRACE("cuGraphLaunch%s(%p, %p) = %d", ptsz ? "_ptsz" : "", (void *)hx, (void *)hs, (int)e);
     return e;
 }
