@@ -157,3 +157,19 @@ E2E_TESTS = \
 	tests/e2e/tools.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
+
+# ---------------------------------------------------------------- the fake CUPTI
+# libcupti.so.13: the fake driver's kernels as CUPTI activity records (tests/fake/README.md,
+# "The fake CUPTI"); both fakes share fakecuda_activity.h.
+FAKE_CUPTI = tests/fake/libcupti.so.13 tests/fake/libcupti.so
+check_DATA += $(FAKE_CUPTI)
+CLEANFILES += $(FAKE_CUPTI)
+EXTRA_DIST += tests/fake/fakecupti.c tests/fake/fakecuda_activity.h
+
+tests/fake/libcuda.so.1: $(srcdir)/tests/fake/fakecuda_activity.h
+tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakecupti.c $(srcdir)/tests/fake/fakecuda_activity.h
+	@$(MKDIR_P) tests/fake
+	$(AM_V_CC)$(CC) -shared -fPIC -O2 -fvisibility=hidden $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) \
+		-Wl,-soname,libcupti.so.13 -o $@ $(srcdir)/tests/fake/fakecupti.c -lpthread -ldl
+tests/fake/libcupti.so: tests/fake/libcupti.so.13
+	$(AM_V_GEN)rm -f $@ && ln -s libcupti.so.13 $@
