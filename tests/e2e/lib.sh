@@ -17,7 +17,7 @@ JCHECK=$E2E_BIN/jcheck
 [ -f "$FAKE_DIR/libcuda.so.1" ] || e2e_fail_setup "fake driver not built: $FAKE_DIR/libcuda.so.1 (set FAKE_DIR)"
 
 # The developer's own settings must not leak into the tests.
-for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p'); do
+for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUPTI_[A-Z_]*\)=.*/\1/p; s/^\(KCOUNT_[A-Z_]*\)=.*/\1/p'); do
     [ "$v" = KTIME_LIB ] || unset "$v"
 done
 unset LD_PRELOAD
