@@ -13,12 +13,7 @@ selftest() {
     _m=$2
     shift 2
     run_plain "$_sn" FAKECUPTI_COUNT_FILE="$tmp/$_sn.cnt" "$@" "$E2E_BIN/cupti_selftest" "$_m"
-    while IFS= read -r line; do
-        case $line in
-            "ok - "*) ok "cupti $_m: ${line#ok - }" ;;
-            "not ok - "*) T=$((T + 1)); echo "not ok $T - cupti $_m: ${line#not ok - }" ;;
-        esac
-    done <"$tmp/$_sn.out"
+    selftest_lines "$tmp/$_sn.out" "cupti $_m: "
     check "cupti $_m: exits 0" rc_is "$_sn" 0
 }
 

@@ -16,7 +16,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,25 +33,7 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int g
 #define MAXREC 4096
 #define MAXBUF 512
 
-static int g_fail;
-
-static void check(int ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    if (ok) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    g_fail = 1;
-    printf("not ok - %s: ", what);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-#define CHECK_RC(call, want, what) do { int r_ = (int)(call); \
-    check(r_ == (int)(want), what, "%s returned %d, want %d", #call, r_, (int)(want)); } while (0)
+#include "selfcheck.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* Two CUPTI clients, each with its own buffer callbacks                                 */

@@ -121,6 +121,17 @@ e2e_now_ms() {
 
 rc_of() { cat "$tmp/$1.rc"; }
 
+# selftest_lines FILE PREFIX: a TAP line for each "ok - ..." / "not ok - ..." line of a fake's
+# self-test output (selfcheck.h), its description prefixed PREFIX.
+selftest_lines() {
+    while IFS= read -r _line; do
+        case $_line in
+            "ok - "*) ok "$2${_line#ok - }" ;;
+            "not ok - "*) T=$((T + 1)); echo "not ok $T - $2${_line#not ok - }" ;;
+        esac
+    done <"$1"
+}
+
 # --- assertions usable as check commands -------------------------------------------------
 
 # same_run BASE KTIME: same exit status and byte-identical stdout.

@@ -188,3 +188,7 @@ tests_e2e_cupti_selftest_LDADD = -L$(top_builddir)/tests/fake -lcupti $(E2E_LIBC
 EXTRA_tests_e2e_cupti_selftest_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUPTI)
 
 TESTS += tests/e2e/cupti.sh
+
+# Shared by the two fakes / the two self-tests.
+EXTRA_DIST += tests/fake/fakeutil.h tests/e2e/selfcheck.h
+tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil.h

@@ -31,6 +31,7 @@
 #include <cuda.h>
 
 #include "fakecuda_activity.h"
+#include "fakeutil.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -245,18 +246,7 @@ static void sleep_until(uint64_t t)
 
 static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
 {
-    const char *s = getenv(name);
-    char *end;
-    unsigned long long v;
-    if (!s || !*s)
-        return dflt;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) {
-        fprintf(stderr, "fakecuda: bad %s='%s', using %" PRIu64 "\n", name, s, dflt);
-        return dflt;
-    }
-    return v;
+    return fake_env_u64("fakecuda", name, dflt, max);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -305,13 +295,7 @@ __attribute__((destructor)) static void fake_dtor(void)
     struct kname **v;
     if (!g_count_file)
         return;
-    /* Another thread may still be inside the fake at exit: wait a little, never forever. */
-    for (i = 0; i < 200 && !locked; i++) {
-        if (pthread_mutex_trylock(&g_lock) == 0)
-            locked = 1;
-        else
-            usleep(1000);
-    }
+    locked = fake_lock_at_exit(&g_lock);
     f = fopen(g_count_file, "a");
     if (f) {
         pfx = g_is_child ? "child " : "";

@@ -25,6 +25,7 @@
 #include <cupti.h>
 
 #include "fakecuda_activity.h"
+#include "fakeutil.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -234,18 +235,7 @@ static void parse_fail(const char *spec)
 
 static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
 {
-    const char *s = getenv(name);
-    char *end;
-    unsigned long long v;
-    if (!s || !*s)
-        return dflt;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) {
-        fprintf(stderr, "fakecupti: bad %s='%s', using %" PRIu64 "\n", name, s, dflt);
-        return dflt;
-    }
-    return v;
+    return fake_env_u64("fakecupti", name, dflt, max);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -337,12 +327,7 @@ __attribute__((destructor)) static void fakecupti_dtor(void)
         g_set_sink(NULL, NULL);
     if (!g_count_file)
         return;
-    for (i = 0; i < 200 && !locked; i++) {  /* a thread may be stuck in a client callback */
-        if (pthread_mutex_trylock(&g_mu) == 0)
-            locked = 1;
-        else
-            usleep(1000);
-    }
+    locked = fake_lock_at_exit(&g_mu);
     f = fopen(g_count_file, "a");
     if (f) {
         const char *pfx = g_is_child ? "child " : "";
