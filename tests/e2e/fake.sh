@@ -6,12 +6,7 @@
 # The fake's self-test prints "ok - ..." / "not ok - ...": number its lines.
 run_plain selftest FAKECUDA_DEVICES=3 FAKECUDA_COMPLETE_DELAY_US=20000 FAKECUDA_COUNT_FILE="$tmp/selftest.cnt" \
     "$E2E_BIN/fake_selftest"
-while IFS= read -r line; do
-    case $line in
-        "ok - "*) ok "fake: ${line#ok - }" ;;
-        "not ok - "*) T=$((T + 1)); echo "not ok $T - fake: ${line#not ok - }" ;;
-    esac
-done <"$tmp/selftest.out"
+selftest_lines "$tmp/selftest.out" "fake: "
 check "fake self-test exits 0" rc_is selftest 0
 check "fake self-test writes nothing to stderr" empty "$tmp/selftest.err"
 check "fake self-test: the count file has the launches" \

@@ -10,32 +10,13 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int g_fail;
-
-static void check(int ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    if (ok) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    g_fail = 1;
-    printf("not ok - %s: ", what);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-#define CHECK_RC(call, want, what) do { CUresult r_ = (call); \
-    check(r_ == (want), what, "%s returned %d, want %d", #call, (int)r_, (int)(want)); } while (0)
+#include "selfcheck.h"
 
 static double now_ms(void)
 {

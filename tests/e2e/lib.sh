@@ -17,7 +17,7 @@ JCHECK=$E2E_BIN/jcheck
 [ -f "$FAKE_DIR/libcuda.so.1" ] || e2e_fail_setup "fake driver not built: $FAKE_DIR/libcuda.so.1 (set FAKE_DIR)"
 
 # The developer's own settings must not leak into the tests.
-for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p'); do
+for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUPTI_[A-Z_]*\)=.*/\1/p; s/^\(KCOUNT_[A-Z_]*\)=.*/\1/p'); do
     [ "$v" = KTIME_LIB ] || unset "$v"
 done
 unset LD_PRELOAD
@@ -120,6 +120,17 @@ e2e_now_ms() {
 }
 
 rc_of() { cat "$tmp/$1.rc"; }
+
+# selftest_lines FILE PREFIX: a TAP line for each "ok - ..." / "not ok - ..." line of a fake's
+# self-test output (selfcheck.h), its description prefixed PREFIX.
+selftest_lines() {
+    while IFS= read -r _line; do
+        case $_line in
+            "ok - "*) ok "$2${_line#ok - }" ;;
+            "not ok - "*) T=$((T + 1)); echo "not ok $T - $2${_line#not ok - }" ;;
+        esac
+    done <"$1"
+}
 
 # --- assertions usable as check commands -------------------------------------------------
 

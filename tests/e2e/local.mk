@@ -157,3 +157,38 @@ E2E_TESTS = \
 	tests/e2e/tools.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
+
+# ---------------------------------------------------------------- the fake CUPTI
+# libcupti.so.13: the fake driver's kernels as CUPTI activity records (tests/fake/README.md,
+# "The fake CUPTI"); both fakes share fakecuda_activity.h. cupti.sh checks its contract with
+# cupti_selftest, and runs tests/gpu/kcount.c (the GPU tests' CUPTI kernel counter) against it.
+FAKE_CUPTI = tests/fake/libcupti.so.13 tests/fake/libcupti.so
+check_DATA += $(FAKE_CUPTI) tests/e2e/libkcount.so
+CLEANFILES += $(FAKE_CUPTI) tests/e2e/libkcount.so
+EXTRA_DIST += tests/fake/fakecupti.c tests/fake/fakecuda_activity.h tests/e2e/cupti.sh
+
+tests/fake/libcuda.so.1: $(srcdir)/tests/fake/fakecuda_activity.h
+tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakecupti.c $(srcdir)/tests/fake/fakecuda_activity.h
+	@$(MKDIR_P) tests/fake
+	$(AM_V_CC)$(CC) -shared -fPIC -O2 -fvisibility=hidden $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) \
+		-Wl,-soname,libcupti.so.13 -o $@ $(srcdir)/tests/fake/fakecupti.c -lpthread -ldl
+tests/fake/libcupti.so: tests/fake/libcupti.so.13
+	$(AM_V_GEN)rm -f $@ && ln -s libcupti.so.13 $@
+
+# kcount is built with nvcc's host compiler on the GPU machine; it is plain C against cupti.h.
+tests/e2e/libkcount.so: $(srcdir)/tests/gpu/kcount.c $(FAKE_CUPTI)
+	@$(MKDIR_P) tests/e2e
+	$(AM_V_CC)$(CC) -shared -fPIC $(CUDA_CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -o $@ $(srcdir)/tests/gpu/kcount.c \
+		-L$(top_builddir)/tests/fake -lcupti -lpthread
+
+check_PROGRAMS += tests/e2e/cupti_selftest
+tests_e2e_cupti_selftest_SOURCES = tests/e2e/cupti_selftest.c
+tests_e2e_cupti_selftest_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_cupti_selftest_LDADD = -L$(top_builddir)/tests/fake -lcupti $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_cupti_selftest_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUPTI)
+
+TESTS += tests/e2e/cupti.sh
+
+# Shared by the two fakes / the two self-tests.
+EXTRA_DIST += tests/fake/fakeutil.h tests/e2e/selfcheck.h
+tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil.h

@@ -19,13 +19,19 @@
  *   - an atexit handler registered by cuInit marks the driver deinitialized, like cudart's
  *     teardown does (FAKECUDA_ATEXIT_DEINIT=0 turns that off);
  *   - an independent count of launches and event operations is appended to
- *     FAKECUDA_COUNT_FILE at exit.
+ *     FAKECUDA_COUNT_FILE at exit;
+ *   - every kernel that runs is reported, with its simulated start and end, to the sink set
+ *     with fakecuda_set_activity_sink (fakecuda_activity.h): the fake CUPTI, fakecupti.c,
+ *     turns them into activity records.
  *
  * Thread safety: one mutex guards all state; nothing sleeps while holding it.
  */
 #define _GNU_SOURCE
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+
+#include "fakecuda_activity.h"
+#include "fakeutil.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -99,15 +105,24 @@ struct image {                 /* a module (MAGIC_MODULE) or library (MAGIC_LIB)
     struct fobj *kerns;        /* CUkernel handles (libraries only) */
 };
 
+struct kdims {                 /* a kernel's launch configuration */
+    unsigned gx, gy, gz, bx, by, bz;
+    unsigned shmem;            /* dynamic shared memory, bytes */
+};
+
 struct gnode {                 /* a CUgraphNode */
     uint32_t magic;
     struct kdef *k;            /* NULL for an empty node */
+    struct kdims d;            /* a kernel node's launch configuration */
+    uint64_t id;               /* graphNodeId of its activity records */
 };
 
 struct graph {                 /* a CUgraph (MAGIC_GRAPH) or CUgraphExec (MAGIC_EXEC) */
     uint32_t magic;
     int n, cap;
     struct gnode **nodes;
+    uint32_t id;
+    uint32_t src_id;           /* an exec: the id of the graph it was instantiated from */
 };
 
 enum { CAP_NONE = 0, CAP_ACTIVE = 1, CAP_INVALIDATED = 2 };
@@ -185,6 +200,14 @@ static struct stream *g_streams;
 static uint64_t g_next_id = 1;
 static uint64_t g_next_cap_id = 1;
 static struct kname *g_knames;
+/* Activity reporting (fakecuda_activity.h). Ids of their own, so that streams keep theirs. */
+static fakecuda_activity_fn g_sink;
+static void *g_sink_arg;
+static int g_sink_calls;          /* sink calls running now (atomic) */
+static uint32_t g_next_corr;      /* correlation ids: one per launch call */
+static uint32_t g_next_graph_id;
+static uint64_t g_next_node_id;
+static __thread int tl_in_sink;
 
 static struct {
     uint64_t graph_launch, event_record, event_record_failed, event_create, event_destroy;
@@ -223,18 +246,7 @@ static void sleep_until(uint64_t t)
 
 static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
 {
-    const char *s = getenv(name);
-    char *end;
-    unsigned long long v;
-    if (!s || !*s)
-        return dflt;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) {
-        fprintf(stderr, "fakecuda: bad %s='%s', using %" PRIu64 "\n", name, s, dflt);
-        return dflt;
-    }
-    return v;
+    return fake_env_u64("fakecuda", name, dflt, max);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -246,6 +258,7 @@ static void fork_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);
     g_is_child = 1;
+    g_sink_calls = 0;  /* the threads that were in the sink are not in the child */
     memset(&g_cnt, 0, sizeof g_cnt);
     for (struct kname *n = g_knames; n; n = n->next)
         n->launch = n->ok = n->failed = n->captured = n->graph_runs = 0;
@@ -282,13 +295,7 @@ __attribute__((destructor)) static void fake_dtor(void)
     struct kname **v;
     if (!g_count_file)
         return;
-    /* Another thread may still be inside the fake at exit: wait a little, never forever. */
-    for (i = 0; i < 200 && !locked; i++) {
-        if (pthread_mutex_trylock(&g_lock) == 0)
-            locked = 1;
-        else
-            usleep(1000);
-    }
+    locked = fake_lock_at_exit(&g_lock);
     f = fopen(g_count_file, "a");
     if (f) {
         pfx = g_is_child ? "child " : "";
@@ -349,6 +356,20 @@ static CUresult init_state(void)
 }
 
 #define CHECK_INIT() do { CUresult e_ = init_state(); if (e_ != CUDA_SUCCESS) return e_; } while (0)
+
+/* Defines an entry point and its per-thread-default-stream twin NAME_ptsz from one body, an
+ * expression of the parameters and `ptsz` (0 in NAME, 1 in NAME_ptsz), so the two cannot
+ * drift apart. Both check initialisation first, like every entry point; the symbols stay two
+ * distinct functions, as in the real driver (tools tell them apart by address). */
+#define PTSZ_PAIR(name, params, ...) \
+    EXPORT CUresult name params { const int ptsz = 0; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; } \
+    EXPORT CUresult name##_ptsz params { const int ptsz = 1; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; }
+
+/* Defines an entry point and its NAME_v2 with the same parameters and one body (the versions
+ * differ in the real driver's ABI history, not in what this fake does): two functions. */
+#define V2_PAIR(name, params, ...) \
+    EXPORT CUresult name params { CHECK_INIT(); return __VA_ARGS__; } \
+    EXPORT CUresult name##_v2 params { CHECK_INIT(); return __VA_ARGS__; }
 
 /* Every object the fake ever handed out, so a garbage handle gives an error, not a crash.
  * Objects are never freed (destroy marks them dead), so a stale handle stays detectable. */
@@ -631,8 +652,9 @@ static CUresult graph_add_node(struct graph *g, struct gnode *n)
     return CUDA_SUCCESS;
 }
 
-/* Appends a new node running k (NULL: an empty node); *out gets it when out is not NULL. */
-static CUresult graph_add(struct graph *g, struct kdef *k, struct gnode **out)
+/* Appends a new node running k with configuration d (k NULL: an empty node, d NULL); *out
+ * gets it when out is not NULL. */
+static CUresult graph_add(struct graph *g, struct kdef *k, const struct kdims *d, struct gnode **out)
 {
     struct gnode *n = calloc(1, sizeof *n);
     CUresult e;
@@ -640,6 +662,9 @@ static CUresult graph_add(struct graph *g, struct kdef *k, struct gnode **out)
         return CUDA_ERROR_OUT_OF_MEMORY;
     n->magic = MAGIC_NODE;
     n->k = k;
+    if (d)
+        n->d = *d;
+    n->id = ++g_next_node_id;
     if (h_add(n)) {
         free(n);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -655,6 +680,7 @@ static struct graph *graph_new(uint32_t magic)
     struct graph *g = calloc(1, sizeof *g);
     if (g) {
         g->magic = magic;
+        g->id = ++g_next_graph_id;
         if (h_add(g)) {
             free(g);
             return NULL;
@@ -675,17 +701,65 @@ static int stream_gated(struct stream *s)
     return 1;
 }
 
-/* Execute one kernel on a stream: advance its simulated clock. */
-static void stream_run(struct stream *s, struct kdef *k)
+/* Execute one kernel on a stream: advance its simulated clock. With a sink set, *a (when
+ * not NULL) gets the kernel's activity: the caller adds launch parameters and ids. */
+static void stream_run(struct stream *s, struct kdef *k, struct fakecuda_kernel_activity *a)
 {
     uint64_t d = k->durs[k->next % (uint64_t)k->ndurs];
     uint64_t t = now_ns() + g_delay_ns;
     k->next++;
+    if (a) {
+        memset(a, 0, sizeof *a);
+        a->size = sizeof *a;
+        a->device_id = (uint32_t)s->ctx->dev;
+        a->context_id = (uint32_t)s->ctx->id;
+        a->stream_id = (uint32_t)s->id;
+        a->start_ns = s->clock_ns;
+        a->end_ns = s->clock_ns + d;
+        a->name = k->cnt->name;  /* the counter's copy: never scribbled over, never freed */
+    }
     s->clock_ns += d;
     if (t > s->busy_until)
         s->busy_until = t;
     if (strncmp(k->name, "hang", 4) == 0)
         s->hung = 1;
+}
+
+/* The sink to call after the lock is released, or NULL; counts the call as running.
+ * Under the lock. */
+static fakecuda_activity_fn sink_take(void **arg)
+{
+    if (!g_sink || tl_in_sink)
+        return NULL;
+    *arg = g_sink_arg;
+    __atomic_add_fetch(&g_sink_calls, 1, __ATOMIC_ACQ_REL);
+    return g_sink;
+}
+
+/* Reports n activities to a sink from sink_take; without the lock. */
+static void sink_call(fakecuda_activity_fn fn, void *arg, const struct fakecuda_kernel_activity *a, int n)
+{
+    int i;
+    tl_in_sink = 1;  /* a kernel launched from inside the sink is not reported again */
+    for (i = 0; i < n; i++)
+        fn(&a[i], arg);
+    tl_in_sink = 0;
+    __atomic_sub_fetch(&g_sink_calls, 1, __ATOMIC_ACQ_REL);
+}
+
+EXPORT int fakecuda_set_activity_sink(fakecuda_activity_fn fn, void *arg)
+{
+    LOCK();
+    g_sink = fn;
+    g_sink_arg = arg;
+    UNLOCK();
+    /* Calls of the old sink that already took it finish before we return (a caller may be
+     * about to unload it), unless we are inside one of them; a call stuck for 2 s (a client
+     * callback that never returns) is not waited for. */
+    for (int i = 0; i < 20000 && !tl_in_sink && __atomic_load_n(&g_sink_calls, __ATOMIC_ACQUIRE) > 0; i++)
+        usleep(100);
+    TRACE("fakecuda_set_activity_sink(%p)", (void *)(uintptr_t)fn);
+    return FAKECUDA_ACTIVITY_VERSION;
 }
 
 static struct kname *kname_get(const char *name)
@@ -1140,17 +1214,7 @@ static CUresult primary_release(CUdevice dev)
     return r;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_release(dev);
-}
-
-EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_release(dev);
-}
+V2_PAIR(cuDevicePrimaryCtxRelease, (CUdevice dev), primary_release(dev))
 
 static CUresult primary_reset(CUdevice dev)
 {
@@ -1162,17 +1226,7 @@ static CUresult primary_reset(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_reset(dev);
-}
-
-EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
-{
-    CHECK_INIT();
-    return primary_reset(dev);
-}
+V2_PAIR(cuDevicePrimaryCtxReset, (CUdevice dev), primary_reset(dev))
 
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
@@ -1211,17 +1265,7 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
-{
-    CHECK_INIT();
-    return ctx_create(pctx, flags, dev);
-}
-
-EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
-{
-    CHECK_INIT();
-    return ctx_create(pctx, flags, dev);
-}
+V2_PAIR(cuCtxCreate, (CUcontext *pctx, unsigned int flags, CUdevice dev), ctx_create(pctx, flags, dev))
 
 EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                unsigned int flags, CUdevice dev)
@@ -1259,17 +1303,7 @@ static CUresult ctx_destroy(CUcontext ctx)
     return r;
 }
 
-EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_destroy(ctx);
-}
-
-EXPORT CUresult cuCtxDestroy(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_destroy(ctx);
-}
+V2_PAIR(cuCtxDestroy, (CUcontext ctx), ctx_destroy(ctx))
 
 EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
@@ -1309,17 +1343,7 @@ static CUresult ctx_push(CUcontext ctx)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_push(ctx);
-}
-
-EXPORT CUresult cuCtxPushCurrent(CUcontext ctx)
-{
-    CHECK_INIT();
-    return ctx_push(ctx);
-}
+V2_PAIR(cuCtxPushCurrent, (CUcontext ctx), ctx_push(ctx))
 
 static CUresult ctx_pop(CUcontext *pctx)
 {
@@ -1331,17 +1355,7 @@ static CUresult ctx_pop(CUcontext *pctx)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
-{
-    CHECK_INIT();
-    return ctx_pop(pctx);
-}
-
-EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
-{
-    CHECK_INIT();
-    return ctx_pop(pctx);
-}
+V2_PAIR(cuCtxPopCurrent, (CUcontext *pctx), ctx_pop(pctx))
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 {
@@ -1475,17 +1489,7 @@ static CUresult stream_destroy(CUstream h)
     return r;
 }
 
-EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_destroy(hStream);
-}
-
-EXPORT CUresult cuStreamDestroy(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_destroy(hStream);
-}
+V2_PAIR(cuStreamDestroy, (CUstream hStream), stream_destroy(hStream))
 
 static CUresult stream_sync(CUstream h, int ptsz)
 {
@@ -1521,17 +1525,7 @@ static CUresult stream_sync(CUstream h, int ptsz)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamSynchronize(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_sync(hStream, 0);
-}
-
-EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_sync(hStream, 1);
-}
+PTSZ_PAIR(cuStreamSynchronize, (CUstream hStream), stream_sync(hStream, ptsz))
 
 static CUresult stream_query(CUstream h, int ptsz)
 {
@@ -1553,17 +1547,7 @@ static CUresult stream_query(CUstream h, int ptsz)
     return e;
 }
 
-EXPORT CUresult cuStreamQuery(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_query(hStream, 0);
-}
-
-EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return stream_query(hStream, 1);
-}
+PTSZ_PAIR(cuStreamQuery, (CUstream hStream), stream_query(hStream, ptsz))
 
 static CUresult stream_get_ctx(CUstream h, int ptsz, CUcontext *pctx)
 {
@@ -1579,17 +1563,7 @@ static CUresult stream_get_ctx(CUstream h, int ptsz, CUcontext *pctx)
     return e;
 }
 
-EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
-{
-    CHECK_INIT();
-    return stream_get_ctx(hStream, 0, pctx);
-}
-
-EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
-{
-    CHECK_INIT();
-    return stream_get_ctx(hStream, 1, pctx);
-}
+PTSZ_PAIR(cuStreamGetCtx, (CUstream hStream, CUcontext *pctx), stream_get_ctx(hStream, ptsz, pctx))
 
 static CUresult stream_get_id(CUstream h, int ptsz, unsigned long long *id)
 {
@@ -1605,17 +1579,7 @@ static CUresult stream_get_id(CUstream h, int ptsz, unsigned long long *id)
     return e;
 }
 
-EXPORT CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
-{
-    CHECK_INIT();
-    return stream_get_id(hStream, 0, streamId);
-}
-
-EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
-{
-    CHECK_INIT();
-    return stream_get_id(hStream, 1, streamId);
-}
+PTSZ_PAIR(cuStreamGetId, (CUstream hStream, unsigned long long *streamId), stream_get_id(hStream, ptsz, streamId))
 
 static CUresult stream_get_flags(CUstream h, int ptsz, unsigned int *flags)
 {
@@ -1631,17 +1595,7 @@ static CUresult stream_get_flags(CUstream h, int ptsz, unsigned int *flags)
     return e;
 }
 
-EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
-{
-    CHECK_INIT();
-    return stream_get_flags(hStream, 0, flags);
-}
-
-EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
-{
-    CHECK_INIT();
-    return stream_get_flags(hStream, 1, flags);
-}
+PTSZ_PAIR(cuStreamGetFlags, (CUstream hStream, unsigned int *flags), stream_get_flags(hStream, ptsz, flags))
 
 static CUresult stream_wait_event(CUstream h, int ptsz, CUevent hEvent)
 {
@@ -1673,19 +1627,9 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
-{
-    (void)Flags;
-    CHECK_INIT();
-    return stream_wait_event(hStream, 0, hEvent);
-}
-
-EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
-{
-    (void)Flags;
-    CHECK_INIT();
-    return stream_wait_event(hStream, 1, hEvent);
-}
+/* Flags (CU_EVENT_WAIT_DEFAULT / _EXTERNAL) change nothing here. */
+PTSZ_PAIR(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags),
+          stream_wait_event(hStream, ptsz, hEvent))
 
 /* ------------------------------------------------------------------------------------ */
 /* Capture                                                                                */
@@ -1723,29 +1667,9 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamBeginCapture(CUstream hStream)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 0, CU_STREAM_CAPTURE_MODE_GLOBAL);
-}
-
-EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream hStream)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 1, CU_STREAM_CAPTURE_MODE_GLOBAL);
-}
-
-EXPORT CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 0, (int)mode);
-}
-
-EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
-{
-    CHECK_INIT();
-    return begin_capture(hStream, 1, (int)mode);
-}
+PTSZ_PAIR(cuStreamBeginCapture, (CUstream hStream), begin_capture(hStream, ptsz, CU_STREAM_CAPTURE_MODE_GLOBAL))
+PTSZ_PAIR(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
+          begin_capture(hStream, ptsz, (int)mode))
 
 static CUresult end_capture(CUstream h, int ptsz, CUgraph *phGraph)
 {
@@ -1780,17 +1704,7 @@ out:
     return e;
 }
 
-EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
-{
-    CHECK_INIT();
-    return end_capture(hStream, 0, phGraph);
-}
-
-EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
-{
-    CHECK_INIT();
-    return end_capture(hStream, 1, phGraph);
-}
+PTSZ_PAIR(cuStreamEndCapture, (CUstream hStream, CUgraph *phGraph), end_capture(hStream, ptsz, phGraph))
 
 static CUresult is_capturing(CUstream h, int ptsz, CUstreamCaptureStatus *st)
 {
@@ -1810,17 +1724,8 @@ static CUresult is_capturing(CUstream h, int ptsz, CUstreamCaptureStatus *st)
     return e;
 }
 
-EXPORT CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    CHECK_INIT();
-    return is_capturing(hStream, 0, captureStatus);
-}
-
-EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    CHECK_INIT();
-    return is_capturing(hStream, 1, captureStatus);
-}
+PTSZ_PAIR(cuStreamIsCapturing, (CUstream hStream, CUstreamCaptureStatus *captureStatus),
+          is_capturing(hStream, ptsz, captureStatus))
 
 static CUresult capture_info(CUstream h, int ptsz, CUstreamCaptureStatus *st, cuuint64_t *id,
                              CUgraph *g, const CUgraphNode **deps, const CUgraphEdgeData **edges,
@@ -1855,26 +1760,12 @@ static CUresult capture_info(CUstream h, int ptsz, CUstreamCaptureStatus *st, cu
     return e;
 }
 
-EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                          cuuint64_t *id_out, CUgraph *graph_out,
-                                          const CUgraphNode **dependencies_out,
-                                          const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
-{
-    CHECK_INIT();
-    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
-}
-
-EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                               cuuint64_t *id_out, CUgraph *graph_out,
-                                               const CUgraphNode **dependencies_out,
-                                               const CUgraphEdgeData **edgeData_out,
-                                               size_t *numDependencies_out)
-{
-    CHECK_INIT();
-    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
-}
+PTSZ_PAIR(cuStreamGetCaptureInfo_v3,
+          (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out,
+           const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+           size_t *numDependencies_out),
+          capture_info(hStream, ptsz, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                       numDependencies_out))
 
 /* ------------------------------------------------------------------------------------ */
 /* Events                                                                                 */
@@ -1936,17 +1827,7 @@ static CUresult event_destroy(CUevent h)
     return e;
 }
 
-EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
-{
-    CHECK_INIT();
-    return event_destroy(hEvent);
-}
-
-EXPORT CUresult cuEventDestroy(CUevent hEvent)
-{
-    CHECK_INIT();
-    return event_destroy(hEvent);
-}
+V2_PAIR(cuEventDestroy, (CUevent hEvent), event_destroy(hEvent))
 
 static CUresult event_record(CUevent h, CUstream hs, int ptsz)
 {
@@ -2000,33 +1881,10 @@ out:
     return e;
 }
 
-EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
-{
-    CHECK_INIT();
-    return event_record(hEvent, hStream, 0);
-}
-
-EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
-{
-    CHECK_INIT();
-    return event_record(hEvent, hStream, 1);
-}
-
-EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
-{
-    CHECK_INIT();
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return event_record(hEvent, hStream, 0);
-}
-
-EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
-{
-    CHECK_INIT();
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return event_record(hEvent, hStream, 1);
-}
+PTSZ_PAIR(cuEventRecord, (CUevent hEvent, CUstream hStream), event_record(hEvent, hStream, ptsz))
+PTSZ_PAIR(cuEventRecordWithFlags, (CUevent hEvent, CUstream hStream, unsigned int flags),
+          (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) ? CUDA_ERROR_INVALID_VALUE
+                                                         : event_record(hEvent, hStream, ptsz))
 
 /* Is the capture an event was recorded into still going on? */
 static int event_capture_live(struct event *ev)
@@ -2186,13 +2044,14 @@ EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     return e;
 }
 
-EXPORT CUresult cuModuleUnload(CUmodule hmod)
+/* Module and library entry points share these: MAGIC_MODULE images hand out CUfunctions,
+ * MAGIC_LIB images CUkernels (and CUfunctions through cuKernelGetFunction). */
+static CUresult image_unload_checked(void *h, uint32_t magic)
 {
-    struct image *m = (struct image *)hmod;
+    struct image *m = h;
     CUresult e = CUDA_SUCCESS;
-    CHECK_INIT();
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
+    if (!is_obj(m, magic))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
         image_unload(m);
@@ -2200,92 +2059,101 @@ EXPORT CUresult cuModuleUnload(CUmodule hmod)
     return e;
 }
 
-EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+/* *out = the image's CUfunction (module) or CUkernel (library) named name. */
+static CUresult image_get(struct fobj **out, void *h, uint32_t magic, const char *name)
 {
-    struct image *m = (struct image *)hmod;
+    struct image *m = h;
     CUresult e;
     int i;
-    CHECK_INIT();
-    if (!hfunc || !name)
-        return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE)) {
+    if (!is_obj(m, magic)) {
         e = CUDA_ERROR_INVALID_HANDLE;
     } else {
         e = image_find(m, name, &i);
         if (!e)
-            *hfunc = (CUfunction)&m->funcs[i];
+            *out = magic == MAGIC_LIB ? &m->kerns[i] : &m->funcs[i];
     }
     UNLOCK();
     return e;
 }
 
-EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+static CUresult image_count(unsigned int *count, void *h, uint32_t magic)
 {
-    struct image *m = (struct image *)mod;
+    struct image *m = h;
     CUresult e = CUDA_SUCCESS;
-    CHECK_INIT();
     if (!count)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
+    if (!is_obj(m, magic))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
         *count = (unsigned)m->nk;
     UNLOCK();
     return e;
+}
+
+/* out: a CUfunction array for a module, a CUkernel array for a library. */
+static CUresult image_enumerate(void *out, unsigned int n, void *h, uint32_t magic)
+{
+    struct image *m = h;
+    CUresult e = CUDA_SUCCESS;
+    unsigned i;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    if (!is_obj(m, magic))
+        e = CUDA_ERROR_INVALID_HANDLE;
+    else if (magic == MAGIC_LIB)
+        for (i = 0; i < n && i < (unsigned)m->nk; i++)
+            ((CUkernel *)out)[i] = (CUkernel)&m->kerns[i];
+    else
+        for (i = 0; i < n && i < (unsigned)m->nk; i++)
+            ((CUfunction *)out)[i] = (CUfunction)&m->funcs[i];
+    UNLOCK();
+    return e;
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule hmod)
+{
+    CHECK_INIT();
+    return image_unload_checked(hmod, MAGIC_MODULE);
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    struct fobj *f;
+    CUresult e;
+    CHECK_INIT();
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    e = image_get(&f, hmod, MAGIC_MODULE, name);
+    if (!e)
+        *hfunc = (CUfunction)f;
+    return e;
+}
+
+EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    CHECK_INIT();
+    return image_count(count, mod, MAGIC_MODULE);
 }
 
 EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
-    struct image *m = (struct image *)mod;
-    CUresult e = CUDA_SUCCESS;
-    unsigned i;
     CHECK_INIT();
-    if (!functions)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_MODULE))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        for (i = 0; i < numFunctions && i < (unsigned)m->nk; i++)
-            functions[i] = (CUfunction)&m->funcs[i];
-    UNLOCK();
-    return e;
+    return image_enumerate(functions, numFunctions, mod, MAGIC_MODULE);
 }
 
 EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    struct image *m = (struct image *)lib;
-    CUresult e = CUDA_SUCCESS;
     CHECK_INIT();
-    if (!count)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        *count = (unsigned)m->nk;
-    UNLOCK();
-    return e;
+    return image_count(count, lib, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
-    struct image *m = (struct image *)lib;
-    CUresult e = CUDA_SUCCESS;
-    unsigned i;
     CHECK_INIT();
-    if (!kernels)
-        return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        for (i = 0; i < numKernels && i < (unsigned)m->nk; i++)
-            kernels[i] = (CUkernel)&m->kerns[i];
-    UNLOCK();
-    return e;
+    return image_enumerate(kernels, numKernels, lib, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
@@ -2313,35 +2181,20 @@ EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_op
 
 EXPORT CUresult cuLibraryUnload(CUlibrary library)
 {
-    struct image *m = (struct image *)library;
-    CUresult e = CUDA_SUCCESS;
     CHECK_INIT();
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB))
-        e = CUDA_ERROR_INVALID_HANDLE;
-    else
-        image_unload(m);
-    UNLOCK();
-    return e;
+    return image_unload_checked(library, MAGIC_LIB);
 }
 
 EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
-    struct image *m = (struct image *)library;
+    struct fobj *k;
     CUresult e;
-    int i;
     CHECK_INIT();
     if (!pKernel || !name)
         return CUDA_ERROR_INVALID_VALUE;
-    LOCK();
-    if (!is_obj(m, MAGIC_LIB)) {
-        e = CUDA_ERROR_INVALID_HANDLE;
-    } else {
-        e = image_find(m, name, &i);
-        if (!e)
-            *pKernel = (CUkernel)&m->kerns[i];
-    }
-    UNLOCK();
+    e = image_get(&k, library, MAGIC_LIB, name);
+    if (!e)
+        *pKernel = (CUkernel)k;
     return e;
 }
 
@@ -2400,14 +2253,20 @@ EXPORT CUresult cuKernelGetName(const char **name, CUkernel hfunc)
 /* ------------------------------------------------------------------------------------ */
 /* Launches                                                                               */
 
-static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, CUstream hs, int ptsz, void **params, void **extra, const char *api)
+static CUresult launch(CUfunction hf, const struct kdims *d, int launch_type, CUstream hs, int ptsz,
+                       void **params, void **extra, const char *api)
 {
+    unsigned gx = d->gx, gy = d->gy, gz = d->gz, bx = d->bx, by = d->by, bz = d->bz;
     struct fobj *f = (struct fobj *)hf;
     struct stream *s = NULL;
     struct kname *kn;
+    struct fakecuda_kernel_activity act;
+    fakecuda_activity_fn sink = NULL;
+    void *sink_arg = NULL;
+    uint32_t corr;
     CUresult e = CUDA_SUCCESS;
     LOCK();
+    corr = ++g_next_corr;
     if (!f) {
         g_cnt.launch_invalid++;
         e = CUDA_ERROR_INVALID_VALUE;
@@ -2437,7 +2296,7 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
         goto fail;
     }
     if (s->cap_status == CAP_ACTIVE) {
-        e = graph_add(s->cap_graph, f->k, NULL);
+        e = graph_add(s->cap_graph, f->k, d, NULL);
         if (e)
             goto fail;
         kn->captured++;
@@ -2463,14 +2322,28 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
             goto fail;
         }
     }
-    stream_run(s, f->k);
+    sink = sink_take(&sink_arg);
+    stream_run(s, f->k, sink ? &act : NULL);
+    if (sink) {
+        act.correlation_id = corr;
+        act.grid_x = (int32_t)gx;
+        act.grid_y = (int32_t)gy;
+        act.grid_z = (int32_t)gz;
+        act.block_x = (int32_t)bx;
+        act.block_y = (int32_t)by;
+        act.block_z = (int32_t)bz;
+        act.dynamic_shared_memory = (int32_t)d->shmem;
+        act.launch_type = (uint8_t)launch_type;
+    }
     kn->ok++;
     goto out;
 fail:
     kn->failed++;
 out:
     UNLOCK();
-    TRACE("%s(%s, grid=%u, stream=%p) = %d clock=%" PRIu64, api,
+    if (sink)
+        sink_call(sink, sink_arg, &act, 1);
+    TRACE("%s%s(%s, grid=%u, stream=%p) = %d clock=%" PRIu64, api, ptsz ? "_ptsz" : "",
           (e != CUDA_ERROR_INVALID_HANDLE && f) ? f->k->name : "?", gx,
           (void *)hs, (int)e, s ? s->clock_ns : 0);
     return e;
@@ -2523,44 +2396,21 @@ static CUresult stream_wait32(CUstream hs, CUdeviceptr addr, cuuint32_t value, u
     return e;
 }
 
-EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
-{
-    CHECK_INIT();
-    return stream_wait32(s, addr, value, flags, 0);
-}
+PTSZ_PAIR(cuStreamWaitValue32_v2, (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
+          stream_wait32(s, addr, value, flags, ptsz))
 
-EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                            unsigned int flags)
-{
-    CHECK_INIT();
-    return stream_wait32(s, addr, value, flags, 1);
-}
-
-EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
-                               unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
-                               unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0, kernelParams,
-                  extra, "cuLaunchKernel");
-}
-
-EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                                    void **kernelParams, void **extra)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1, kernelParams,
-                  extra, "cuLaunchKernel_ptsz");
-}
+PTSZ_PAIR(cuLaunchKernel,
+          (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+           unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
+           CUstream hStream, void **kernelParams, void **extra),
+          launch(f, &(struct kdims){ gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes },
+                 0, hStream, ptsz, kernelParams, extra, "cuLaunchKernel"))
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra, int ptsz)
 {
-    CHECK_INIT();
-    if (!config) {
+    int coop = 0;
+    unsigned i;
+    if (!config || (config->numAttrs && !config->attrs)) {
         LOCK();
         if (is_fn(f)) {
             ((struct fobj *)f)->k->cnt->launch++;
@@ -2571,55 +2421,24 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
         UNLOCK();
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (config->numAttrs && !config->attrs) {
-        LOCK();
-        if (is_fn(f)) {
-            ((struct fobj *)f)->k->cnt->launch++;
-            ((struct fobj *)f)->k->cnt->failed++;
-        } else {
-            g_cnt.launch_invalid++;
-        }
-        UNLOCK();
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    return launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
-                  config->blockDimZ, config->hStream, ptsz, params, extra,
-                  ptsz ? "cuLaunchKernelEx_ptsz" : "cuLaunchKernelEx");
+    for (i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && config->attrs[i].value.cooperative)
+            coop = 1;
+    return launch(f,
+                  &(struct kdims){ config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                                   config->blockDimY, config->blockDimZ, config->sharedMemBytes },
+                  coop, config->hStream, ptsz, params, extra, "cuLaunchKernelEx");
 }
 
-EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 0);
-}
+PTSZ_PAIR(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+          launch_ex(config, f, kernelParams, extra, ptsz))
 
-EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                                      void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 1);
-}
-
-EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                          unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                          unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                                          void **kernelParams)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0, kernelParams,
-                  NULL, "cuLaunchCooperativeKernel");
-}
-
-EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                               unsigned int gridDimZ, unsigned int blockDimX,
-                                               unsigned int blockDimY, unsigned int blockDimZ,
-                                               unsigned int sharedMemBytes, CUstream hStream,
-                                               void **kernelParams)
-{
-    (void)sharedMemBytes;
-    CHECK_INIT();
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1, kernelParams,
-                  NULL, "cuLaunchCooperativeKernel_ptsz");
-}
+PTSZ_PAIR(cuLaunchCooperativeKernel,
+          (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+           unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,
+           CUstream hStream, void **kernelParams),
+          launch(f, &(struct kdims){ gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes },
+                 1, hStream, ptsz, kernelParams, NULL, "cuLaunchCooperativeKernel"))
 
 /* ------------------------------------------------------------------------------------ */
 /* Graphs                                                                                 */
@@ -2639,19 +2458,19 @@ EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
-static CUresult add_kernel_node(CUgraphNode *ph, CUgraph hg, CUfunction func, CUkernel kern, unsigned gx)
+static CUresult add_kernel_node(CUgraphNode *ph, CUgraph hg, CUfunction func, CUkernel kern, const struct kdims *d)
 {
     struct graph *g = (struct graph *)hg;
     struct fobj *f = func ? (struct fobj *)func : (struct fobj *)kern;
     struct gnode *n = NULL;
     CUresult e;
-    if (!ph || !f || gx == 0)
+    if (!ph || !f || d->gx == 0)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
     if (!is_obj(g, MAGIC_GRAPH) || !is_fn(f))
         e = CUDA_ERROR_INVALID_HANDLE;
     else
-        e = graph_add(g, f->k, &n);
+        e = graph_add(g, f->k, d, &n);
     UNLOCK();
     if (!e)
         *ph = (CUgraphNode)n;
@@ -2670,7 +2489,7 @@ EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, co
     if (!phGraphNode)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
-    e = is_obj(g, MAGIC_GRAPH) ? graph_add(g, NULL, &n) : CUDA_ERROR_INVALID_HANDLE;
+    e = is_obj(g, MAGIC_GRAPH) ? graph_add(g, NULL, NULL, &n) : CUDA_ERROR_INVALID_HANDLE;
     UNLOCK();
     if (!e)
         *phGraphNode = (CUgraphNode)n;
@@ -2724,7 +2543,9 @@ EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph
     if (!nodeParams)
         return CUDA_ERROR_INVALID_VALUE;
     return add_kernel_node(phGraphNode, hGraph, nodeParams->func, nodeParams->func ? NULL : nodeParams->kern,
-                           nodeParams->gridDimX);
+                           &(struct kdims){ nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ,
+                                            nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ,
+                                            nodeParams->sharedMemBytes });
 }
 
 EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -2735,7 +2556,10 @@ EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     CHECK_INIT();
     if (!nodeParams)
         return CUDA_ERROR_INVALID_VALUE;
-    return add_kernel_node(phGraphNode, hGraph, nodeParams->func, NULL, nodeParams->gridDimX);
+    return add_kernel_node(phGraphNode, hGraph, nodeParams->func, NULL,
+                           &(struct kdims){ nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ,
+                                            nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ,
+                                            nodeParams->sharedMemBytes });
 }
 
 static CUresult instantiate(CUgraphExec *pe, CUgraph hg)
@@ -2753,6 +2577,8 @@ static CUresult instantiate(CUgraphExec *pe, CUgraph hg)
     x = graph_new(MAGIC_EXEC);
     if (!x)
         e = CUDA_ERROR_OUT_OF_MEMORY;
+    else
+        x->src_id = g->id;
     for (i = 0; !e && i < g->n; i++)
         e = graph_add_node(x, g->nodes[i]);
     UNLOCK();
@@ -2779,19 +2605,10 @@ static CUresult instantiate_params(CUgraphExec *pe, CUgraph hg, CUDA_GRAPH_INSTA
     return e;
 }
 
-EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                             CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
-{
-    CHECK_INIT();
-    return instantiate_params(phGraphExec, hGraph, instantiateParams);
-}
-
-EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                                  CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
-{
-    CHECK_INIT();
-    return instantiate_params(phGraphExec, hGraph, instantiateParams);
-}
+/* The per-thread twin exists in the real driver; instantiation involves no stream. */
+PTSZ_PAIR(cuGraphInstantiateWithParams,
+          (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams),
+          instantiate_params(phGraphExec, hGraph, instantiateParams))
 
 EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
                                       char *logBuffer, size_t bufferSize)
@@ -2817,9 +2634,14 @@ static CUresult graph_launch(CUgraphExec hx, CUstream hs, int ptsz)
 {
     struct graph *x = (struct graph *)hx;
     struct stream *s;
+    struct fakecuda_kernel_activity *acts = NULL;
+    fakecuda_activity_fn sink = NULL;
+    void *sink_arg = NULL;
+    uint32_t corr;
     CUresult e;
-    int i;
+    int i, nact = 0;
     LOCK();
+    corr = ++g_next_corr;
     if (!is_obj(x, MAGIC_EXEC)) {
         UNLOCK();
         return CUDA_ERROR_INVALID_HANDLE;
@@ -2833,39 +2655,49 @@ static CUresult graph_launch(CUgraphExec hx, CUstream hs, int ptsz)
     }
     if (s->cap_status == CAP_ACTIVE) {  /* captured as a child graph */
         for (i = 0; !e && i < x->n; i++)
-            e = graph_add(s->cap_graph, x->nodes[i]->k, NULL);
+            e = graph_add(s->cap_graph, x->nodes[i]->k, &x->nodes[i]->d, NULL);
         goto out;
     }
     if (legacy_conflict(s, 1)) {
         e = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
         goto out;
     }
+    sink = sink_take(&sink_arg);
+    if (sink && x->n > 0)
+        acts = calloc((size_t)x->n, sizeof *acts);  /* out of memory: no activity reported */
     for (i = 0; i < x->n; i++) {
         struct kdef *k = x->nodes[i]->k;
+        struct fakecuda_kernel_activity *a = acts ? &acts[nact] : NULL;
         if (!k)
             continue;
-        stream_run(s, k);
+        stream_run(s, k, a);
+        if (a) {
+            a->correlation_id = corr;
+            a->graph_id = x->src_id;
+            a->graph_node_id = x->nodes[i]->id;
+            a->grid_x = (int32_t)x->nodes[i]->d.gx;
+            a->grid_y = (int32_t)x->nodes[i]->d.gy;
+            a->grid_z = (int32_t)x->nodes[i]->d.gz;
+            a->block_x = (int32_t)x->nodes[i]->d.bx;
+            a->block_y = (int32_t)x->nodes[i]->d.by;
+            a->block_z = (int32_t)x->nodes[i]->d.bz;
+            a->dynamic_shared_memory = (int32_t)x->nodes[i]->d.shmem;
+            nact++;
+        }
         k->cnt->graph_runs++;
         g_cnt.graph_kernel_runs++;
     }
     g_cnt.graph_launch++;
 out:
     UNLOCK();
+    if (sink)
+        sink_call(sink, sink_arg, acts, nact);
+    free(acts);
     TRACE("cuGraphLaunch%s(%p, %p) = %d", ptsz ? "_ptsz" : "", (void *)hx, (void *)hs, (int)e);
     return e;
 }
 
-EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{
-    CHECK_INIT();
-    return graph_launch(hGraphExec, hStream, 0);
-}
-
-EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-    CHECK_INIT();
-    return graph_launch(hGraphExec, hStream, 1);
-}
+PTSZ_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), graph_launch(hGraphExec, hStream, ptsz))
 
 EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
 {
