@@ -3,6 +3,7 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "floor.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ static double measure(long wait_ms)
     pthread_t opener_thread;
     bool opener_started = false;
     CUevent ev[2 * FLOOR_LAUNCHES] = { 0 };
+    void *noargs[1] = { NULL }; /* no parameters; a tool may still read the array */
     float ms[FLOOR_LAUNCHES];
     CUmodule mod = NULL;
     CUfunction f;
@@ -120,7 +122,7 @@ static double measure(long wait_ms)
     for (int i = 0; r == CUDA_SUCCESS && i < FLOOR_LAUNCHES; i++) {
         r = drv.EventRecord(ev[2 * i], s);
         if (r == CUDA_SUCCESS)
-            r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL);
+            r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, noargs, NULL);
         if (r == CUDA_SUCCESS)
             r = drv.EventRecord(ev[2 * i + 1], s);
     }
@@ -185,14 +187,32 @@ out:
     return result;
 }
 
+static bool instrumented(void)
+{
+    static const char *const tools[] = { "libsanitizer-public.so", "libsanitizer-collection.so",
+                                         "libcuda-injection.so", "libToolsInjection64.so" };
+
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        void *h = dlopen(tools[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            dlclose(h);
+            log_debug("%s is loaded: the timing floor is not measured", tools[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
 int floor_measure(struct report_device *devs, int n, long wait_ms)
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     int launched = 0;
 
-    /* An injected tool (compute-sanitizer, Nsight) instruments or serializes launches: the
-     * floor would measure the tool. */
-    if (!have_functions() || (inj && *inj))
+    /* An injected or preloaded tool (compute-sanitizer, Nsight) instruments or serializes
+     * launches: the floor would measure the tool. compute-sanitizer crashed in the floor's
+     * launch at exit (H200, CUDA 13.0), and it sets no CUDA_INJECTION64_PATH: its libraries
+     * are looked for by name. */
+    if (!have_functions() || (inj && *inj) || instrumented())
         return 0;
     for (int i = 0; i < n; i++) {
         CUdevice dev = (CUdevice)devs[i].ordinal;
