@@ -155,6 +155,7 @@ E2E_TESTS = \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
 	tests/e2e/tools.sh \
-	tests/e2e/output.sh
+	tests/e2e/output.sh \
+	tests/e2e/capture_warmup.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
