@@ -44,13 +44,18 @@ int collect_kernels(struct report *r, bool with_aggs)
         struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
-        uint64_t calls, captured, shutdown;
+        uint64_t calls, captured, shutdown, rewarm, dropped, failed;
 
         if (!e)
             continue;
-        calls = atomic_load(&e->calls);
+        /* A launch counts in calls before anything else: read the rest first, so that a
+         * launch another thread is still making is never in a bucket without being seen. */
         captured = atomic_load(&e->captured);
         shutdown = atomic_load(&e->shutdown);
+        rewarm = atomic_load(&e->rewarm);
+        dropped = atomic_load(&e->dropped);
+        failed = atomic_load(&e->failed);
+        calls = atomic_load(&e->calls);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
             continue;
@@ -82,11 +87,11 @@ int collect_kernels(struct report *r, bool with_aggs)
         /* calls leaves out captured launches: those never ran, and are no warmup. */
         rk->calls += calls + captured + shutdown;
         rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
-        rk->warmup_skipped += atomic_load(&e->rewarm);
+        rk->warmup_skipped += rewarm;
         rk->captured += captured;
-        rk->dropped += atomic_load(&e->dropped) + shutdown;
+        rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;
-        rk->failed += atomic_load(&e->failed);
+        rk->failed += failed;
         row_of[ktab_id(t, e)] = (uint32_t)(rk - ks) + 1;
     }
     /* A drain thread that did not stop may still be changing the aggregates. */
@@ -103,6 +108,18 @@ int collect_kernels(struct report *r, bool with_aggs)
         ks[row - 1].incomplete += a->incomplete;
         ks[row - 1].ungated += a->ungated;
         r->drops[DROP_EVENT_ERROR] += a->errors;
+    }
+    /* Launches other threads were still making when the report began (counted at their
+     * start, their pair submitted after the last drain, or not yet timed, dropped or failed)
+     * are in no other bucket: they are incomplete at exit. */
+    for (size_t i = 0; with_aggs && i < n; i++) {
+        struct report_kernel *k = &ks[i];
+        uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete;
+
+        for (int d = 0; d < r->ndevices; d++)
+            known += k->per_dev[d].n;
+        if (k->calls > known)
+            k->incomplete += k->calls - known;
     }
     HASH_ITER(hh, byname, nr, tmp) {
         HASH_DEL(byname, nr);
