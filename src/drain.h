@@ -34,7 +34,8 @@ struct drain {
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
     struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
-    void (*tick)(void);          /* called by the drain thread on every pass, if set */
+    void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
+                                  * it runs (signals_install), hence atomic */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
                                   * thread releasing a primary context, never on a launch */
     pthread_mutex_t wake_mu;     /* with wake_cv: drain_stop() ends the thread's sleep */
