@@ -34,8 +34,9 @@ struct drain {
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
     struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
-    void (*tick)(void);          /* called by the drain thread on every pass, if set */
-    void (*records)(void);       /* likewise: parses CUPTI's record buffers, if set */
+    void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
+                                  * it runs (signals_install), hence atomic */
+    void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
                                   * thread releasing a primary context, never on a launch */
     pthread_mutex_t wake_mu;     /* with wake_cv: drain_stop() ends the thread's sleep */

@@ -1,6 +1,6 @@
 /* app_capture.c - captures launches into a graph, then replays it.
  *
- * usage: app_capture [--ptds] [--eager E] [--hold MS] [--release-in-thread | --exit-capturing]
+ * usage: app_capture [--ptds] [--eager E] [--hold MS] [--after A] [--release-in-thread | --exit-capturing]
  *                    [--launch-in-thread N] C G
  *   E eager launches of cap_a (125000 ns) first (default 0); then on a created stream (or,
  *   with --ptds, the per-thread default stream) begins a global-mode capture, makes C
@@ -17,7 +17,8 @@
  *   "capture_at_exit active" or "invalidated". --launch-in-thread N: while the capture is held, another thread (in the
  *   default global capture mode) launches cap_a N times back to back on a stream of its own
  *   and synchronizes it (a tool checking those launches from that thread must not break the
- *   capture); prints "kernel cap_a eager E+N". Prints the capture
+ *   capture); prints "kernel cap_a eager E+N". --after A: after the graph launches, A more
+ *   eager launches of cap_a on the same stream (prints "kernel cap_a after A"). Prints the capture
  *   status seen during capture, whether EndCapture succeeded, and the counts. Exits 1 if
  *   anything fails.
  */
@@ -111,13 +112,14 @@ int main(int argc, char **argv)
     CUgraphExec x;
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     CUresult r;
-    long e = 0, c = -1, gl = -1, hold = 0, i;
+    long e = 0, c = -1, gl = -1, hold = 0, after = 0, i;
     int ptds = 0, in_thread = 0, exit_capturing = 0, a;
     app_prog = "app_capture";
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--ptds")) ptds = 1;
         else if (!strcmp(argv[a], "--eager") && a + 1 < argc) e = app_long(argv[++a], "E");
         else if (!strcmp(argv[a], "--hold") && a + 1 < argc) hold = app_long(argv[++a], "MS");
+        else if (!strcmp(argv[a], "--after") && a + 1 < argc) after = app_long(argv[++a], "A");
         else if (!strcmp(argv[a], "--release-in-thread")) in_thread = 1;
         else if (!strcmp(argv[a], "--exit-capturing")) exit_capturing = 1;
         else if (!strcmp(argv[a], "--launch-in-thread") && a + 1 < argc)
@@ -192,6 +194,8 @@ int main(int argc, char **argv)
     CK(cl.GraphInstantiateWithFlags(&x, g, 0));
     for (i = 0; i < gl; i++)
         CK((ptds ? cl.GraphLaunchPt : cl.GraphLaunch)(x, s));
+    for (i = 0; i < after; i++)
+        CK((ptds ? cl.LaunchPt : cl.Launch)(fa, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
     CK((ptds ? cl.StreamSynchronizePt : cl.StreamSynchronize)(s));
     CK(cl.GraphExecDestroy(x));
     CK(cl.GraphDestroy(g));
@@ -201,5 +205,7 @@ int main(int argc, char **argv)
     printf("kernel cap_a eager %ld\n", e + g_thread_launches);
     printf("captured_launches %ld\n", c);
     printf("graph_launches %ld\n", gl);
+    if (after)
+        printf("kernel cap_a after %ld\n", after);
     return 0;
 }

@@ -24,6 +24,7 @@
  *   --release         after the final sync, release the primary context
  *   --sleep-ms N      after printing the counts, sleep N ms before returning (a window in
  *                     which a test can send a signal)
+ *   --idle-after N MS after the Nth launch, sleep MS ms (the program idles), then go on
  */
 #define _GNU_SOURCE
 #include "apputil.h"
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
     static struct plan plan;
     int ptds = 0, use_stream = 0, ex = 0, coop = 0, mixed = 0, library = 0, kfunc = 0, device = 0;
     long sleep_ms = 0;
-    long sync_every = 0;
+    long sync_every = 0, idle_after = 0, idle_ms = 0;
     int nosync = 0, sync_each = 0, nounload = 0, reset = 0, release = 0, h_legacy = 0, h_pt = 0;
     int i, n = 0, drv = 0, ndev = 0;
     void *h;
@@ -135,6 +136,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--release")) release = 1;
         else if (!strcmp(a, "--device") && i + 1 < argc) device = (int)app_long(argv[++i], "device");
         else if (!strcmp(a, "--sleep-ms") && i + 1 < argc) sleep_ms = app_long(argv[++i], "sleep-ms");
+        else if (!strcmp(a, "--idle-after") && i + 2 < argc) {
+            idle_after = app_long(argv[++i], "idle-after N");
+            idle_ms = app_long(argv[++i], "idle-after MS");
+        }
         else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, a);
             return 2;
@@ -257,6 +262,11 @@ int main(int argc, char **argv)
         n++;
         if (sync_each || (sync_every > 0 && n % sync_every == 0))
             CK(mode == 1 || mode == 4 || (mode == 5 && ptds) ? pStreamSynchronizePt(s) : pStreamSynchronize(s));
+        if (idle_after > 0 && n == idle_after) {
+            struct timespec ts = { idle_ms / 1000, (idle_ms % 1000) * 1000000L };
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+        }
     }
     if (!nosync)
         CK(pCtxSynchronize());

@@ -65,7 +65,8 @@ E2E_APPS = \
 	tests/e2e/app_probe \
 	tests/e2e/app_forksig \
 	tests/e2e/app_reset \
-	tests/e2e/app_manyctx
+	tests/e2e/app_manyctx \
+	tests/e2e/app_exit_launch
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -129,6 +130,10 @@ tests_e2e_app_manyctx_SOURCES = tests/e2e/app_manyctx.c $(E2E_CUDARTLIKE)
 tests_e2e_app_manyctx_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_manyctx_LDADD = -ldl -lpthread
 
+tests_e2e_app_exit_launch_SOURCES = tests/e2e/app_exit_launch.c $(E2E_CUDARTLIKE)
+tests_e2e_app_exit_launch_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_exit_launch_LDADD = -ldl -lpthread
+
 tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
 tests_e2e_app_probe_LDADD = -ldl
 
@@ -154,7 +159,12 @@ E2E_TESTS = \
 	tests/e2e/gate.sh \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
-	tests/e2e/tools.sh
+	tests/e2e/tools.sh \
+	tests/e2e/output.sh \
+	tests/e2e/capture_warmup.sh \
+	tests/e2e/shutdown.sh \
+	tests/e2e/gate_idle.sh \
+	tests/e2e/gate_memory.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 

@@ -189,6 +189,7 @@ static uint64_t g_delay_ns;
 static uint64_t g_delay_records; /* 0: every event record is delayed; N: the first N only */
 static uint64_t g_records;
 static int g_atexit_deinit = 1;
+static uint64_t g_hostalloc_fails;  /* FAKECUDA_HOSTALLOC_FAILS: cuMemHostAlloc calls left to fail */
 static int g_fork_child_fails;
 static int g_trace;
 static int g_dlsym_strict;
@@ -276,6 +277,7 @@ __attribute__((constructor)) static void fake_ctor(void)
     g_fork_child_fails = (int)env_u64("FAKECUDA_FORK_CHILD_FAILS", 0, 1);
     g_trace = (int)env_u64("FAKECUDA_TRACE", 0, 1);
     g_dlsym_strict = (int)env_u64("FAKECUDA_DLSYM_STRICT", 0, 1);
+    g_hostalloc_fails = env_u64("FAKECUDA_HOSTALLOC_FAILS", 0, UINT64_MAX);
     cf = getenv("FAKECUDA_COUNT_FILE");
     if (cf && *cf)
         g_count_file = strdup(cf);
@@ -2357,6 +2359,14 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
     CHECK_INIT();
     if (!pp)
         return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    if (g_hostalloc_fails) {
+        g_hostalloc_fails--;
+        UNLOCK();
+        *pp = NULL;
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    UNLOCK();
     *pp = calloc(1, bytes ? bytes : 1);
     return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
