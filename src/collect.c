@@ -54,9 +54,11 @@ int collect_kernels(struct report *r, bool with_aggs)
         /* Other threads may still be launching (at exit): read what a launch adds to last
          * (failed, dropped) before what it adds to first (calls), so that every launch counted
          * in a bucket is counted in calls too. */
-        uint64_t failed = atomic_load(&e->failed), dropped = atomic_load(&e->dropped);
+        failed = atomic_load(&e->failed);
+        dropped = atomic_load(&e->dropped);
         shutdown = atomic_load(&e->shutdown);
         captured = atomic_load(&e->captured);
+        rewarm = atomic_load(&e->rewarm);
         calls = atomic_load(&e->calls);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
