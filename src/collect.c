@@ -24,7 +24,7 @@ struct name_row {
     UT_hash_handle hh;
 };
 
-int collect_kernels(struct report *r, bool with_aggs)
+int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
 {
     struct ktab *t = &kt.ktab;
     uint32_t used = atomic_load(&t->count);
@@ -113,46 +113,28 @@ int collect_kernels(struct report *r, bool with_aggs)
         ks[row - 1].ungated += a->ungated;
         r->drops[DROP_EVENT_ERROR] += a->errors;
     }
-    /* Launches other threads were still making when the report began (counted at their
-     * start, their pair submitted after the last drain, or not yet timed, dropped or failed)
-     * are in no other bucket: they are incomplete at exit. */
-    for (size_t i = 0; with_aggs && i < n; i++) {
-        struct report_kernel *k = &ks[i];
-        uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete;
-
-        for (int d = 0; d < r->ndevices; d++)
-            known += k->per_dev[d].n;
-        if (k->calls > known)
-            k->incomplete += k->calls - known;
-    }
     HASH_ITER(hh, byname, nr, tmp) {
         HASH_DEL(byname, nr);
         free(nr);
     }
     free(row_of);
-    /* Launches other threads were still making when the report began (counted at their
-     * start, their pair submitted after the last drain, or not yet timed, dropped or failed)
-     * are in no other bucket: they are incomplete at exit. Not with KTIME_SAMPLE (such
-     * launches are among the unsampled below) nor under the CUPTI timer (collect_hw). */
-    for (size_t i = 0; with_aggs && kt.cfg.sample <= 1 && kt.cfg.timer != TIMER_CUPTI && i < n;
-         i++) {
+    /* Every launch is in calls; what no bucket holds is either a launch other threads were
+     * still making when the report began (counted at its start, its pair submitted after the
+     * last drain, or not yet timed, dropped or failed): incomplete at exit; or, with
+     * KTIME_SAMPLE, a launch the draw left untimed (those still being made are among them).
+     * Under the CUPTI timer, collect_hw() does the accounting. */
+    for (size_t i = 0; with_aggs && !hw_primary && i < n; i++) {
         struct report_kernel *k = &ks[i];
         uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete;
 
         for (int d = 0; d < r->ndevices; d++)
             known += k->per_dev[d].n;
-        if (k->calls > known)
+        if (k->calls <= known)
+            continue;
+        if (kt.cfg.sample > 1)
+            k->unsampled = k->calls - known;
+        else
             k->incomplete += k->calls - known;
-    }
-    /* KTIME_SAMPLE: every launch after warmup that ran is timed, dropped, failed or
-     * incomplete, or was left untimed by the draw; the last is what remains. */
-    for (size_t i = 0; kt.cfg.sample > 1 && kt.cfg.timer != TIMER_CUPTI && with_aggs && i < n; i++) {
-        struct report_kernel *rk = &ks[i];
-        uint64_t accounted = rk->warmup_skipped + rk->captured + rk->dropped + rk->failed +
-                             rk->incomplete;
-        for (int d = 0; d < r->ndevices; d++)
-            accounted += rk->per_dev[d].n;
-        rk->unsampled = rk->calls > accounted ? rk->calls - accounted : 0;
     }
     r->kernels = ks;
     r->nkernels = n;

@@ -11,8 +11,9 @@
  * modules or contexts has several handles, and is one row), its launch counts, its demangled
  * name, and, with with_aggs, its samples per device of r->devices. Adds the drops the
  * aggregates hold to r->drops. Returns 0, or -1 when out of memory. Once the drain thread has
- * stopped (with_aggs false if it did not stop). */
-int collect_kernels(struct report *r, bool with_aggs);
+ * stopped (with_aggs false if it did not stop). hw_primary: CUPTI's records are the samples,
+ * and collect_hw() will account for the launches no bucket holds. */
+int collect_kernels(struct report *r, bool with_aggs, bool hw_primary);
 
 /* Adds the CUPTI timer's records (kt.hw) to the rows: with hw_primary (KTIME_TIMER=cupti)
  * they are the rows' samples, and launches that got neither a record nor an event count as

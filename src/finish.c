@@ -232,7 +232,7 @@ static bool build_and_deliver(double t_built, const char *path_done)
 
     memset(r->drops, 0, sizeof r->drops);
     done.late = launches_late();
-    if (collect_kernels(r, done.stopped) != 0 ||
+    if (collect_kernels(r, done.stopped, done.hw_primary) != 0 ||
         (done.stopped && collect_hw(r, done.hw_primary) != 0)) {
         log_warn("out of memory while writing the report");
         collect_free(r);
