@@ -33,8 +33,9 @@ is a loud failure (in the threads part, launches ktime counted but left untimed 
 threads-contention target instead). Total wall time is kept under --budget-s
 (default 450 s): parts that would not fit are shortened or skipped, and say so.
 
-Writes OUT/bench.json (every raw number), OUT/bench.md (the tables, GPU, driver, date, command)
-and OUT/overhead.svg (plus overhead.png when matplotlib is importable). The final table is
+Writes OUT/bench.json (every raw number), OUT/bench.md (the tables, GPU, driver, date, command),
+OUT/overhead.svg (plus overhead.png when matplotlib is importable) and, when the mixed part ran,
+OUT/timers.svg (run time added against kernel duration, a line per timer). The final table is
 printed last. Exit status: 0 all targets pass, 1 a target failed or was not measured,
 2 a run or a sanity check failed, 77 no GPU.
 """
@@ -907,6 +908,72 @@ def write_svg(path, rows):
         f.write("\n".join(s) + "\n")
 
 
+# The timers' plot: run time added against kernel duration, one line per timer (the mixed part).
+TIMER_LINES = [("ktime-gated", "events, every launch gated (KTIME_GATE=1)", "#148f77", ""),
+               ("ktime-timed", "events (default)", "#1f618d", ""),
+               ("raw-events", "the program's own event pair", "#a9a9a9", "6,4"),
+               ("ktime-sample16", "events, KTIME_SAMPLE=16", "#5499c7", ""),
+               ("ktime-cupti", "KTIME_TIMER=cupti", "#e67e22", ""),
+               ("cupti", "a bare CUPTI tracer", "#e59866", "6,4")]
+
+
+def write_timers_svg(path, mixed):
+    """Log-log lines: run time added over bare (%) against kernel duration (us), one line per
+    timer, from the mixed part's medians. Returns False when fewer than two durations have a
+    bare run."""
+    durs = sorted(int(k) for k in mixed if "bare" in mixed[k])
+    lines = []
+    for cfg, label, color, dash in TIMER_LINES:
+        pts = [(d, 100.0 * mixed[str(d)][cfg]["slowdown"]) for d in durs
+               if cfg in mixed[str(d)] and mixed[str(d)][cfg].get("slowdown") is not None
+               and mixed[str(d)][cfg]["slowdown"] > 0]
+        if len(pts) >= 2:
+            lines.append((label, color, dash, pts))
+    if len(durs) < 2 or not lines:
+        return False
+    W, H, left, right, top, bottom = 760, 420, 70, 250, 40, 50
+    ys = [y for _, _, _, pts in lines for _, y in pts]
+    ylo, yhi = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    xlo, xhi = math.log10(durs[0]), math.log10(durs[-1])
+
+    def x(d):
+        return left + (math.log10(d) - xlo) / (xhi - xlo) * (W - left - right)
+
+    def y(v):
+        return H - bottom - (math.log10(v) - ylo) / (yhi - ylo) * (H - top - bottom)
+
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+         'font-size="12">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="14" font-weight="bold">run time added over the bare '
+         'program (%%, median) against kernel duration</text>' % left,
+         '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (left, top, left, H - bottom),
+         '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>'
+         % (left, H - bottom, W - right, H - bottom)]
+    for e in range(ylo, yhi + 1):
+        v = 10.0 ** e
+        s.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (left, y(v), W - right, y(v)))
+        s.append('<text x="%d" y="%.1f" text-anchor="end" fill="#555">%g %%</text>' % (left - 6, y(v) + 4, v))
+    for d in durs:
+        s.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d us</text>' % (x(d), H - bottom + 18, d))
+    s.append('<text x="%.1f" y="%d" text-anchor="middle">back-to-back kernels of this duration</text>'
+             % ((left + W - right) / 2, H - 12))
+    for i, (label, color, dash, pts) in enumerate(lines):
+        attrs = ' stroke-dasharray="%s"' % dash if dash else ""
+        s.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>'
+                 % (color, attrs, " ".join("%.1f,%.1f" % (x(d), y(v)) for d, v in pts)))
+        for d, v in pts:
+            s.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (x(d), y(v), color))
+        ly = top + 10 + i * 20
+        s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>'
+                 % (W - right + 15, ly, W - right + 40, ly, color, attrs))
+        s.append('<text x="%d" y="%d">%s</text>' % (W - right + 45, ly + 4, label))
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+    return True
+
+
 def write_png(path, rows):
     try:
         import matplotlib
@@ -950,6 +1017,7 @@ def emit(data, outdir):
         if rows and any(r["config"] == "bare" for r in rows):
             write_svg(os.path.join(outdir, "overhead.svg"), rows)
             write_png(os.path.join(outdir, "overhead.png"), rows)
+        write_timers_svg(os.path.join(outdir, "timers.svg"), summ.get("mixed") or {})
     print("", flush=True)
     print(md, flush=True)
     print(tail, flush=True)
@@ -2072,7 +2140,7 @@ def selftest():
     v = parse_results("noise\nRESULT a=1 b=2.5 c=x\nRESULT main_return_ns=123456789012\n")
     if v != {"a": 1, "b": 2.5, "c": "x", "main_return_ns": 123456789012}:
         failures.append("parse_results: %s" % v)
-    for fn in ("bench.json", "bench.md", "overhead.svg"):
+    for fn in ("bench.json", "bench.md", "overhead.svg", "timers.svg"):
         if not os.path.exists(os.path.join(tmp, "good", fn)):
             failures.append("missing output " + fn)
     try:
@@ -2082,6 +2150,13 @@ def selftest():
             failures.append("overhead.svg: unexpected content")
     except (OSError, ET.ParseError) as e:
         failures.append("overhead.svg does not parse: %s" % e)
+    try:
+        root = ET.parse(os.path.join(tmp, "good", "timers.svg")).getroot()
+        got = [p.get("stroke") for p in root.findall("{http://www.w3.org/2000/svg}polyline")]
+        if got != [c for _, _, c, _ in TIMER_LINES]:
+            failures.append("timers.svg: lines %s" % got)
+    except (OSError, ET.ParseError) as e:
+        failures.append("timers.svg does not parse: %s" % e)
     print("", flush=True)
     if failures:
         print("SELFTEST FAILED:\n  " + "\n  ".join(failures))
