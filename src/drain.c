@@ -11,6 +11,15 @@
 
 #define DRAIN_STREAMS 16 /* streams searched as a whole in one pass; the rest pair by pair */
 #define DRAIN_GROW_STEP 256 /* event pairs a pass creates at most */
+#define DRAIN_GROW_BUDGET_NS 1000000u /* and for at most this long (the last pair may overrun) */
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void drain_init(struct drain *d, const struct event_ops *ops)
 {
@@ -20,6 +29,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->last_agg = NULL;
     d->tick = NULL;
     d->records = NULL;
+    d->grow_clock = monotonic_ns;
     d->started = false;
     atomic_init(&d->stop, 0);
     pthread_mutex_init(&d->pass_lock, NULL);
@@ -175,15 +185,16 @@ static void compact_pending(struct pool *p)
 }
 
 /* Grows p outside the launch path when a launch found it empty or it runs low: to 4 times
- * its size (at least 1024 pairs more), since a burst of launches outruns small targets. The
- * pairs are made DRAIN_GROW_STEP per pass, each published at once, with the pass folding
- * completed pairs in between: creating events waits inside the driver behind the threads
- * that launch (7 to 38 us an event with 4 threads launching, in two H200 runs), and a pass
- * that made 12 288 pairs at once folded nothing for about 150 ms while every launch found the pool
- * empty. */
+ * its size (at least 1024 pairs more), since a burst of launches outruns small targets. A pass
+ * makes at most DRAIN_GROW_STEP pairs and spends at most DRAIN_GROW_BUDGET_NS on them, each
+ * published at once, and folds completed pairs in between: creating an event waits inside the
+ * driver behind the threads that launch (7 to 38 us an event with 4 threads launching, in two
+ * H200 runs), so 256 pairs could hold the drain for 10 ms while every launch found the pool
+ * empty (and making 12 288 in one pass, as ktime once did, about 150 ms). */
 static void grow_step(struct drain *d, struct pool *p)
 {
-    uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed), made, n;
+    uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed), made = 0, n;
+    uint64_t until;
 
     if (created >= p->cap)
         return;
@@ -197,9 +208,15 @@ static void grow_step(struct drain *d, struct pool *p)
             p->grow_to = p->cap;
     }
     n = p->grow_to - created < DRAIN_GROW_STEP ? p->grow_to - created : DRAIN_GROW_STEP;
-    made = pool_grow(p, d->ops, n);
-    if (made < n) /* event creation failed (pool_grow warned): stop here */
-        p->grow_to = created + made;
+    until = d->grow_clock() + DRAIN_GROW_BUDGET_NS;
+    while (made < n) {
+        if (pool_grow(p, d->ops, 1) == 0) { /* event creation failed (pool_grow warned) */
+            p->grow_to = created + made;
+            break;
+        }
+        if (++made < n && d->grow_clock() >= until)
+            break; /* the rest in the next passes */
+    }
     if (created + made == p->grow_to)
         log_debug("event pool of device %d grown by %u to %u pairs", p->device,
                   p->grow_to - p->grow_from, p->grow_to);
@@ -357,10 +374,7 @@ static void sleep_us(long us)
 
 double drain_now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return (double)monotonic_ns() / 1e6;
 }
 
 /* How long the drain sleeps between passes. Never spinning matters: a query costs the

@@ -37,6 +37,8 @@ struct drain {
     void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
                                   * it runs (signals_install), hence atomic */
     void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
+    uint64_t (*grow_clock)(void); /* CLOCK_MONOTONIC ns, what a growth step is timed by
+                                   * (drain_init sets it; a test may replace it) */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a
                                   * thread releasing a primary context, never on a launch */
     pthread_mutex_t wake_mu;     /* with wake_cv: drain_stop() ends the thread's sleep */

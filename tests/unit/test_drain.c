@@ -19,10 +19,19 @@ struct fev {
 static _Atomic int created_events;
 static int create_limit = 1 << 30;
 
+/* The growth clock of the tests: an event pair costs create_cost_ns of it to make (the
+ * driver's wait behind launching threads), nothing else moves it. */
+static uint64_t fake_now_ns, create_cost_ns;
+static uint64_t fake_clock(void)
+{
+    return fake_now_ns;
+}
+
 static int f_create(void *ctx, void **a, void **b)
 {
     if (atomic_load(&created_events) + 2 > create_limit)
         return -1;
+    fake_now_ns += create_cost_ns;
     *a = calloc(1, sizeof(struct fev));
     *b = calloc(1, sizeof(struct fev));
     atomic_fetch_add(&created_events, 2);
@@ -304,6 +313,43 @@ static void test_growth_keeps_folding(void **state)
     assert_int_equal(atomic_load(&p.created), 4096);
 }
 
+/* Event creation that waits behind launching threads (40 us a pair here) does not hold the
+ * drain: a pass stops growing after 1 ms of it, and the pairs that complete meanwhile are
+ * folded pass by pass, until the growth is done. */
+static void test_slow_growth_bounded(void **state)
+{
+    struct drain d;
+    struct pool p;
+    uint32_t id;
+    drain_init(&d, &fops);
+    d.grow_clock = fake_clock;
+    assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 4096, 64), 0);
+    drain_add_pool(&d, &p);
+    create_cost_ns = 40000;
+    for (int i = 0; i < 64; i++)
+        launch(&p, 3, 1, 10, 0);
+    assert_false(pool_acquire(&p, &id)); /* asks for 1024 more */
+    int passes = 0;
+    uint64_t folded = 0;
+    for (;;) {
+        uint32_t before = atomic_load(&p.created);
+        uint64_t t0 = fake_now_ns;
+        folded += drain_pass(&d);
+        uint32_t made = atomic_load(&p.created) - before;
+        if (made == 0)
+            break;
+        passes++;
+        assert_true(made <= 25); /* 1 ms of 40 us pairs */
+        assert_true(fake_now_ns - t0 <= 1000000);
+        assert_int_equal(folded, 64 + 10 * (passes - 1)); /* every completed pair folded */
+        for (int i = 0; i < 10; i++)                      /* launches go on meanwhile */
+            launch(&p, 3, 1, 10, 0);
+    }
+    assert_int_equal(atomic_load(&p.created), 64 + 1024);
+    assert_int_equal(passes, (1024 + 24) / 25);
+    create_cost_ns = 0;
+}
+
 static void test_create_failure(void **state)
 {
     struct pool p;
@@ -457,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_many_streams),
         cmocka_unit_test(test_growth_to_cap),
         cmocka_unit_test(test_growth_keeps_folding),
+        cmocka_unit_test(test_slow_growth_bounded),
         cmocka_unit_test(test_create_failure),
         cmocka_unit_test(test_errors_recycled),
         cmocka_unit_test(test_finish_is_bounded),
