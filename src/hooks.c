@@ -164,10 +164,15 @@ static void *hooks_driver_symbol(const char *name)
     return h && f ? f(h, name) : NULL;
 }
 
+/* Set once libktime's constructor has run, and with it those of its dependencies (see
+ * next_symbol). */
+static _Atomic int hooks_constructed;
+
 /* The lifecycle code finds ktime's own driver entry points through this layer's lookup. */
 __attribute__((constructor)) static void hooks_init(void)
 {
     ktime_set_symbol_source(hooks_driver_symbol);
+    atomic_store_explicit(&hooks_constructed, 1, memory_order_release);
 }
 
 static bool is_wrapper(void *p)
@@ -635,6 +640,22 @@ KTIME_NO_SAN static void *next_symbol(dlsym_fn real, const char *name, const voi
     if (own && self->l_next == own) {
         void *p = own_export(name);
         return p ? p : real(RTLD_NEXT, name);
+    }
+    /* Before libktime's constructor has run, the loader is still running constructors, out of
+     * the usual order: a runtime that starts itself at the first call it intercepts (libasan)
+     * asks from inside another library's constructor. dlopen, even RTLD_NOLOAD, would run
+     * the constructors still due of the object it opens and of its dependencies, inside this
+     * call: libasan's own (it then started itself a second time and aborted), or a preloaded
+     * library's that calls libktime before libasan is ready. So a caller that comes before
+     * libktime gets libktime's definition, else the search after libktime: what the objects
+     * between the two define is not seen then. Lookups that early are a runtime's own, of
+     * libc's functions. */
+    if (own && !atomic_load_explicit(&hooks_constructed, memory_order_acquire)) {
+        for (struct link_map *l = self->l_next; l; l = l->l_next)
+            if (l == own) {
+                void *p = own_export(name);
+                return p ? p : real(RTLD_NEXT, name);
+            }
     }
     dlopen_fn op;
     dlclose_fn cl;
