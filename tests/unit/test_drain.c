@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "drain.h"
@@ -495,6 +496,45 @@ static void test_gate_watchdog(void **state)
     put_drain(&d);
 }
 
+/* A kernel's first launch in a context is one launch, also when several threads launch it
+ * there at once: the others must not count as first in a further context (an untimed
+ * rewarm, or an ungated sample). */
+#define FIRST_IDS 4096
+static struct pool first_pool;
+static _Atomic int first_count[FIRST_IDS];
+static pthread_barrier_t first_bar;
+
+static void *first_launcher(void *arg)
+{
+    pthread_barrier_wait(&first_bar);
+    for (uint32_t id = 0; id < FIRST_IDS; id++)
+        if (pool_first_launch(&first_pool, id))
+            atomic_fetch_add(&first_count[id], 1);
+    return NULL;
+}
+
+static void test_first_launch_once(void **state)
+{
+    pthread_t th[THREADS];
+    first_pool.seen = calloc(FIRST_IDS / 64, sizeof *first_pool.seen);
+    assert_non_null(first_pool.seen);
+    for (int round = 0; round < 20; round++) {
+        memset(first_pool.seen, 0, FIRST_IDS / 8);
+        for (int id = 0; id < FIRST_IDS; id++)
+            atomic_store(&first_count[id], 0);
+        pthread_barrier_init(&first_bar, NULL, THREADS);
+        for (int i = 0; i < THREADS; i++)
+            pthread_create(&th[i], NULL, first_launcher, NULL);
+        for (int i = 0; i < THREADS; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&first_bar);
+        for (int id = 0; id < FIRST_IDS; id++)
+            assert_int_equal(atomic_load(&first_count[id]), 1);
+    }
+    assert_false(pool_first_launch(&first_pool, 7));
+    free((void *)first_pool.seen);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_finish_is_bounded),
         cmocka_unit_test(test_live_thread),
         cmocka_unit_test(test_gate_watchdog),
+        cmocka_unit_test(test_first_launch_once),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
