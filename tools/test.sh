@@ -2,7 +2,8 @@
 # tools/test.sh - builds ktime in build/ (if needed) and runs every test that needs no GPU
 # (`make check`: unit tests of the core, end-to-end tests through a fake CUDA driver), then
 # the concurrency tests again against a ThreadSanitizer build of libktime (build-tsan/), and
-# the whole of `make check` against an AddressSanitizer + UBSan build (build-asan/).
+# the whole of `make check` against an AddressSanitizer + UBSan build (build-asan/), and the
+# fuzz targets for a short while (build-fuzz/).
 # Prints automake's summaries and, last, one line "N passed, N failed, N skipped" over all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +72,18 @@ run_build build-tsan --enable-tsan "$(echo $TSAN_TESTS)"
 # fails the test that ran into it.
 echo "== AddressSanitizer + UBSan build (build-asan/)"
 run_build build-asan --enable-asan
+
+# The fuzz targets (tests/fuzz/README.md): each over its corpus, then for FUZZ_SECONDS
+# (default 5) of new inputs, side by side. With clang's libFuzzer when clang can link it;
+# otherwise the same sources with a seeded random-input driver, built by the default compiler.
+echo "== fuzz targets (build-fuzz/)"
+fuzz_cc=
+if command -v clang >/dev/null 2>&1 &&
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
+    clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+    fuzz_cc=CC=clang
+fi
+run_build build-fuzz "--enable-fuzz $fuzz_cc" tests/fuzz/fuzz.sh
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]
