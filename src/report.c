@@ -33,6 +33,12 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
         return 1;
     if (n > width) {
         size_t tail = width / 3, head = width - tail - 3;
+        /* Cut between characters: a UTF-8 continuation byte (10xxxxxx) must neither follow
+         * the head nor start the tail, or the column shows a broken character. */
+        for (int i = 0; i < 3 && head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80; i++)
+            head--;
+        for (int i = 0; i < 3 && tail > 0 && ((unsigned char)s[n - tail] & 0xC0) == 0x80; i++)
+            tail--;
         snprintf(out, outsz, "%.*s...%.*s", (int)head, s, (int)tail, s + n - tail);
         return 2;
     }

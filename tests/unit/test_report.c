@@ -183,6 +183,13 @@ static void test_short_names(void **state)
     assert_memory_equal(out, "cutlass::Kernel<", 16);
     assert_non_null(strstr(out, "..."));
     assert_string_equal(out + strlen(out) - 4, "64>>");
+    /* The cuts fall between UTF-8 characters, not inside one (found by fuzz_names). */
+    assert_int_equal(report_short_name("k_caf\xc3\xa9_\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac_end",
+                                       out, sizeof out, 15), 2);
+    assert_string_equal(out, "k_caf\xc3\xa9..._end"); /* the tail was "\xac_end" */
+    assert_int_equal(report_short_name("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                                       "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", out, sizeof out, 8), 2);
+    assert_string_equal(out, "\xe2\x82\xac...");
 }
 
 /* Two overloads shorten to the same text: the table must still tell them apart. */
