@@ -28,12 +28,13 @@
 #include "log.h"
 
 /* dlsym runs inside sanitizer runtimes' own start-up (they look up the functions they
- * intercept): no instrumentation there, in a ThreadSanitizer build of libktime. */
-#define KTIME_NO_TSAN __attribute__((no_sanitize("thread")))
+ * intercept, before their shadow memory exists): no instrumentation there, in a
+ * ThreadSanitizer or AddressSanitizer build of libktime. */
+#define KTIME_NO_SAN __attribute__((no_sanitize("thread", "address")))
 
 /* strcmp(a, b) == 0, without calling libc: a sanitizer runtime that asks dlsym for the
  * functions it intercepts has not set up its own strcmp yet. */
-KTIME_NO_TSAN static bool streq(const char *a, const char *b)
+KTIME_NO_SAN static bool streq(const char *a, const char *b)
 {
     while (*a && *a == *b)
         a++, b++;
@@ -125,7 +126,7 @@ static void *_Atomic hook_real[HOOK_COUNT];
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn real_dlsym_ptr;
 
-KTIME_NO_TSAN static dlsym_fn real_dlsym(void)
+KTIME_NO_SAN static dlsym_fn real_dlsym(void)
 {
     dlsym_fn f = __atomic_load_n(&real_dlsym_ptr, __ATOMIC_ACQUIRE);
 
@@ -163,10 +164,15 @@ static void *hooks_driver_symbol(const char *name)
     return h && f ? f(h, name) : NULL;
 }
 
+/* Set once libktime's constructor has run, and with it those of its dependencies (see
+ * next_symbol). */
+static _Atomic int hooks_constructed;
+
 /* The lifecycle code finds ktime's own driver entry points through this layer's lookup. */
 __attribute__((constructor)) static void hooks_init(void)
 {
     ktime_set_symbol_source(hooks_driver_symbol);
+    atomic_store_explicit(&hooks_constructed, 1, memory_order_release);
 }
 
 static bool is_wrapper(void *p)
@@ -240,7 +246,7 @@ static void *swap_for_wrapper(void *p)
 
 /* The runtime's own function: the next definition after libktime, else the loaded
  * libcudart's. */
-KTIME_NO_TSAN static void *runtime_real(const char *name)
+KTIME_NO_SAN static void *runtime_real(const char *name)
 {
     dlsym_fn f = real_dlsym();
     void *p = f ? f(RTLD_NEXT, name) : NULL;
@@ -277,7 +283,7 @@ KTIME_NO_TSAN static void *runtime_real(const char *name)
 /* ---- CUPTI entry points: another client arrives, ktime lets go ---- */
 
 /* libcupti's own function: the next definition after libktime, else a loaded libcupti's. */
-KTIME_NO_TSAN static void *cupti_real(const char *name)
+KTIME_NO_SAN static void *cupti_real(const char *name)
 {
     static const char *const sonames[] = { "libcupti.so.13", "libcupti.so.12" };
     dlsym_fn f = real_dlsym();
@@ -311,7 +317,7 @@ KTIME_NO_TSAN static void *cupti_real(const char *name)
 
 /* Whether name is a CUPTI entry point that libktime exports but no libcupti in the process
  * defines: dlsym must then answer as if libktime were not there. */
-KTIME_NO_TSAN static bool cupti_absent(const char *name)
+KTIME_NO_SAN static bool cupti_absent(const char *name)
 {
 #define HOOK_CUPTI(cname, params, args)                                                    \
     if (streq(name, #cname))                                                               \
@@ -323,7 +329,7 @@ KTIME_NO_TSAN static bool cupti_absent(const char *name)
 
 /* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
  * process defines: dlsym must then answer as if libktime were not there. */
-KTIME_NO_TSAN static bool runtime_absent(const char *name)
+KTIME_NO_SAN static bool runtime_absent(const char *name)
 {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
 #define HOOK_OTHER(name)
@@ -540,11 +546,11 @@ CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
 /* dlsym(RTLD_NEXT, name) as the caller would have had it: the first object after the
  * caller's, in load order, that defines name. Forwarding RTLD_NEXT from here would search
  * after libktime instead, and change the answer. */
-KTIME_NO_TSAN static int hook_by_name(const char *name);
+KTIME_NO_SAN static int hook_by_name(const char *name);
 
 
 /* libktime's own link map, found once. */
-KTIME_NO_TSAN static struct link_map *own_map(void)
+KTIME_NO_SAN static struct link_map *own_map(void)
 {
     static struct link_map *_Atomic map;
     struct link_map *m = atomic_load_explicit(&map, memory_order_acquire);
@@ -556,7 +562,7 @@ KTIME_NO_TSAN static struct link_map *own_map(void)
 }
 
 /* What libktime itself exports under name, or NULL. */
-KTIME_NO_TSAN static void *own_export(const char *name)
+KTIME_NO_SAN static void *own_export(const char *name)
 {
     static const struct {
         const char *name;
@@ -596,7 +602,7 @@ typedef int (*dlclose_fn)(void *);
  * sanitizer does) and their wrappers find the real ones with dlsym, which would come back
  * here: the target process hung. They are asked of the object that defines the real dlsym,
  * opened with dlmopen, which those tools leave alone (libc stays loaded; it is not closed). */
-KTIME_NO_TSAN static bool libc_dl(dlsym_fn real, dlopen_fn *op, dlclose_fn *cl)
+KTIME_NO_SAN static bool libc_dl(dlsym_fn real, dlopen_fn *op, dlclose_fn *cl)
 {
     static _Atomic(dlopen_fn) o;
     static _Atomic(dlclose_fn) c;
@@ -621,7 +627,7 @@ KTIME_NO_TSAN static bool libc_dl(dlsym_fn real, dlopen_fn *op, dlclose_fn *cl)
     return true;
 }
 
-KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
+KTIME_NO_SAN static void *next_symbol(dlsym_fn real, const char *name, const void *caller)
 {
     struct link_map *self = NULL, *owner, *own = own_map();
     Dl_info info;
@@ -634,6 +640,22 @@ KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const vo
     if (own && self->l_next == own) {
         void *p = own_export(name);
         return p ? p : real(RTLD_NEXT, name);
+    }
+    /* Before libktime's constructor has run, the loader is still running constructors, out of
+     * the usual order: a runtime that starts itself at the first call it intercepts (libasan)
+     * asks from inside another library's constructor. dlopen, even RTLD_NOLOAD, would run
+     * the constructors still due of the object it opens and of its dependencies, inside this
+     * call: libasan's own (it then started itself a second time and aborted), or a preloaded
+     * library's that calls libktime before libasan is ready. So a caller that comes before
+     * libktime gets libktime's definition, else the search after libktime: what the objects
+     * between the two define is not seen then. Lookups that early are a runtime's own, of
+     * libc's functions. */
+    if (own && !atomic_load_explicit(&hooks_constructed, memory_order_acquire)) {
+        for (struct link_map *l = self->l_next; l; l = l->l_next)
+            if (l == own) {
+                void *p = own_export(name);
+                return p ? p : real(RTLD_NEXT, name);
+            }
     }
     dlopen_fn op;
     dlclose_fn cl;
@@ -659,7 +681,7 @@ KTIME_NO_TSAN static void *next_symbol(dlsym_fn real, const char *name, const vo
 /* dlsym(RTLD_DEFAULT, name) as the caller would have had it: glibc searches the global
  * scope and then the caller's own local scope (a library loaded RTLD_LOCAL, as cudart
  * loads libcuda, finds its own symbols). Forwarded from here, only the first part runs. */
-KTIME_NO_TSAN static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
+KTIME_NO_SAN static void *default_symbol(dlsym_fn real, const char *name, const void *caller)
 {
     struct link_map *self = NULL;
     Dl_info info;
@@ -678,7 +700,7 @@ KTIME_NO_TSAN static void *default_symbol(dlsym_fn real, const char *name, const
     return p;
 }
 
-KTIME_NO_TSAN static int hook_by_name(const char *name)
+KTIME_NO_SAN static int hook_by_name(const char *name)
 {
     if (name[0] != 'c' || name[1] != 'u')
         return -1;
@@ -688,7 +710,7 @@ KTIME_NO_TSAN static int hook_by_name(const char *name)
     return -1;
 }
 
-KTIME_NO_TSAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
+KTIME_NO_SAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
 {
     dlsym_fn real = real_dlsym();
     void *p;

@@ -211,23 +211,17 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->hint = NULL;
     L->probe = NULL;
     L->verify = false;
-    if (p->seen) {
-        uint32_t id = ktab_id(&kt.ktab, k);
-        uint64_t bit = (uint64_t)1 << (id & 63);
-        _Atomic uint64_t *w = &p->seen[id >> 6];
-        if (!(atomic_load_explicit(w, memory_order_relaxed) & bit)) {
-            atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
-            /* First here. In a further context (another device, or a context made anew after
-             * a reset) the launch loads the module there, inside its interval: with a warmup
-             * asked for, it is one more warmup launch; with none, it is timed ungated. */
-            if (atomic_fetch_add_explicit(&k->contexts, 1, memory_order_relaxed) > 0) {
-                if (kt.cfg.warmup > 0) {
-                    pool_release(p, slot);
-                    atomic_fetch_add_explicit(&k->rewarm, 1, memory_order_relaxed);
-                    goto untimed;
-                }
-                first = true;
+    if (p->seen && pool_first_launch(p, ktab_id(&kt.ktab, k))) {
+        /* First here. In a further context (another device, or a context made anew after
+         * a reset) the launch loads the module there, inside its interval: with a warmup
+         * asked for, it is one more warmup launch; with none, it is timed ungated. */
+        if (atomic_fetch_add_explicit(&k->contexts, 1, memory_order_relaxed) > 0) {
+            if (kt.cfg.warmup > 0) {
+                pool_release(p, slot);
+                atomic_fetch_add_explicit(&k->rewarm, 1, memory_order_relaxed);
+                goto untimed;
             }
+            first = true;
         }
     }
     bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;

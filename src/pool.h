@@ -102,6 +102,21 @@ static inline void pool_submit(struct pool *p, uint32_t slot)
     mpmc_push(&p->submit_q, slot);
 }
 
+/* Marks kernel `id` (a ktab id) as launched in p's context. Returns true for exactly one
+ * call per id, the first, however many threads launch it there at the same moment; false
+ * for every later one. p->seen must be set. Any thread; lock-free; after the first, one
+ * load. */
+static inline bool pool_first_launch(struct pool *p, uint32_t id)
+{
+    _Atomic uint64_t *w = &p->seen[id >> 6];
+    uint64_t bit = (uint64_t)1 << (id & 63);
+
+    if (atomic_load_explicit(w, memory_order_relaxed) & bit)
+        return false;
+    /* Two threads may both find the bit clear: the one that sets it is the first. */
+    return !(atomic_fetch_or_explicit(w, bit, memory_order_relaxed) & bit);
+}
+
 /* The gate watchdog's pass over p: opens every gate found closed, with the same value,
  * at the previous pass too, and marks its slot forced. A launch that blocks inside the
  * driver on work queued behind its own gate (lazy module loading, a local-memory resize,

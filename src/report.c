@@ -33,6 +33,12 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
         return 1;
     if (n > width) {
         size_t tail = width / 3, head = width - tail - 3;
+        /* Cut between characters: a UTF-8 continuation byte (10xxxxxx) must neither follow
+         * the head nor start the tail, or the column shows a broken character. */
+        for (int i = 0; i < 3 && head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80; i++)
+            head--;
+        for (int i = 0; i < 3 && tail > 0 && ((unsigned char)s[n - tail] & 0xC0) == 0x80; i++)
+            tail--;
         snprintf(out, outsz, "%.*s...%.*s", (int)head, s, (int)tail, s + n - tail);
         return 2;
     }
@@ -399,10 +405,45 @@ int report_write_text(FILE *f, struct report *r)
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence at p (Unicode 15, table 3-7: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0 when p starts none. A NUL ends any
+ * sequence, so this never reads past the string's end. */
+static size_t utf8_seq(const unsigned char *p)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t n;
+
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF)
+        n = 2;
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+        n = 3;
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+        n = 4;
+    else
+        return 0;
+    if (p[0] == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (p[0] == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (p[0] == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (p[0] == 0xF4)
+        hi = 0x8F; /* past U+10FFFF */
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+void report_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        size_t n = utf8_seq(p);
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -412,9 +453,12 @@ static void json_str(FILE *f, const char *s)
         default:
             if (*p < 0x20)
                 fprintf(f, "\\u%04x", *p);
+            else if (n == 0)
+                fputs("\\ufffd", f); /* JSON is UTF-8 (RFC 8259): a stray byte can't be kept */
             else
-                fputc(*p, f);
+                fwrite(p, 1, n, f);
         }
+        p += n ? n : 1;
     }
     fputc('"', f);
 }
@@ -436,13 +480,13 @@ int report_write_json(FILE *f, struct report *r)
     t = sum_totals(r, rows, r->nkernels);
 
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"ktime_version\": ", REPORT_SCHEMA_VERSION);
-    json_str(f, r->version);
+    report_json_string(f, r->version);
     fprintf(f, ",\n  \"ktime_build\": ");
-    json_str(f, r->build ? r->build : "");
+    report_json_string(f, r->build ? r->build : "");
     fprintf(f, ",\n  \"command\": [");
     for (int i = 0; i < r->argc; i++) {
         fputs(i ? ", " : "", f);
-        json_str(f, r->argv[i]);
+        report_json_string(f, r->argv[i]);
     }
     fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"%s\",\n  \"launch_gate\": %s,\n"
                "  \"launch_gate_mode\": \"%s\",\n  \"launch_gate_requested\": \"%s\",\n"
@@ -456,12 +500,12 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "  \"timer\": { \"requested\": \"%s\", \"used\": \"%s\", \"note\": ",
             r->timer_requested ? r->timer_requested : "events", r->timer ? r->timer : "events");
     if (r->timer_note)
-        json_str(f, r->timer_note);
+        report_json_string(f, r->timer_note);
     else
         fputs("null", f);
     fprintf(f, ", \"cupti_library\": ");
     if (r->cupti_library)
-        json_str(f, r->cupti_library);
+        report_json_string(f, r->cupti_library);
     else
         fputs("null", f);
     fprintf(f, ", \"cupti_records_dropped\": %llu, \"cupti_buffers_refused\": %llu },\n",
@@ -469,9 +513,9 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
-        json_str(f, r->devices[d].name);
+        report_json_string(f, r->devices[d].name);
         fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
-        json_str(f, r->devices[d].driver);
+        report_json_string(f, r->devices[d].driver);
         fprintf(f, ", \"floor_events_us\": ");
         if (r->devices[d].floor_events_us > 0)
             json_num(f, r->devices[d].floor_events_us);
@@ -491,9 +535,9 @@ int report_write_json(FILE *f, struct report *r)
         const char *sep = "";
 
         fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
-        json_str(f, row_name(w));
+        report_json_string(f, row_name(w));
         fprintf(f, ",\n      \"mangled\": ");
-        json_str(f, k->mangled);
+        report_json_string(f, k->mangled);
         fprintf(f, ",\n      \"kind\": \"%s\",\n      \"devices\": [",
                 k->kind == REPORT_GRAPH ? "graph" : "kernel");
         for (int d = 0; d < r->ndevices; d++)
@@ -593,7 +637,7 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "\n  }");
     if (r->note) {
         fprintf(f, ",\n  \"note\": ");
-        json_str(f, r->note);
+        report_json_string(f, r->note);
     }
     fprintf(f, "\n}\n");
     free(rows);

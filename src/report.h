@@ -80,8 +80,15 @@ int report_write_text(FILE *f, struct report *r);
 /* Writes r as JSON (docs/report-format.md). Returns 0, or -1 if writing to f failed. */
 int report_write_json(FILE *f, struct report *r);
 
+/* Writes s (NULL: "") to f as a JSON string: quoted, with '"', '\\' and control characters
+ * escaped. JSON text is UTF-8 (RFC 8259), and names come from the program as any bytes: each
+ * byte that does not begin a well-formed UTF-8 sequence (stray, overlong, surrogate, past
+ * U+10FFFF, cut short) is written as \ufffd, so the output is always valid. Any thread. */
+void report_json_string(FILE *f, const char *s);
+
 /* Shortens a demangled kernel name for a table column: drops the "void " return type
- * and the parameter list, then elides the middle of what is longer than width.
+ * and the parameter list, then elides the middle of what is longer than width (at least 8),
+ * between UTF-8 characters: the result is then width bytes, or up to 6 fewer.
  * Writes into out (size outsz). Returns 0 when out equals full, 1 when only the return
  * type or parameters were dropped, 2 when the middle was elided. */
 int report_short_name(const char *full, char *out, size_t outsz, size_t width);

@@ -2,17 +2,31 @@
 # tools/deps.sh - installs the Debian packages ktime needs to build and test, when run as
 # root; otherwise prints the exact apt-get line and fails. The CUDA toolkit itself
 # (/usr/local/cuda, or --with-cuda=DIR) is not a Debian package and is not installed here.
+# clang and libclang-rt-dev (libFuzzer) are wanted, not needed: without them the fuzz
+# targets run with their own random-input driver, built by gcc (tests/fuzz/README.md).
 set -u
-PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2 python3"
-missing=""
+PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
+WANTED="clang libclang-rt-dev"
+missing="" wanted=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+for p in $WANTED; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || wanted="$wanted $p"
+done
+[ -z "$missing$wanted" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
+    [ -z "$missing" ] && exit 0
     echo "ktime needs these packages; run as root:" >&2
-    echo "  apt-get update && apt-get install -y$missing" >&2
+    echo "  apt-get update && apt-get install -y$missing$wanted" >&2
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get update -qq || exit 1
+if [ -n "$missing" ]; then
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null || exit 1
+fi
+if [ -n "$wanted" ] && ! apt-get install -y -qq --no-install-recommends $wanted >/dev/null; then
+    echo "deps: could not install$wanted; the fuzz targets will use their own driver" >&2
+fi
+exit 0

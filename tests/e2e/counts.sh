@@ -72,6 +72,15 @@ check "a mangled kernel keeps its symbol name in 'mangled'" jc "$tmp/m.json" 'ke
 check "its name is demangled, or the symbol when it cannot be" \
     sh -c "n=\$('$JCHECK' '$tmp/m.json' 'kernels[0].name'); [ \"\$n\" = 'square(float*, int)' ] || [ \"\$n\" = _Z6squarePfi ] || { echo \"name '\$n'\"; exit 1; }"
 
+# A kernel name that is not UTF-8 (a byte 0xFF, a cut-short sequence) next to one that is
+# (U+00E9): JSON is UTF-8, so the report shows U+FFFD for each stray byte and stays valid.
+bad=$(printf 'k\377bad\342\202')
+good=$(printf 'k_caf\303\251')
+run_ktime u8 KTIME_OUTPUT="$tmp/u8.json" KTIME_WARMUP=0 "$E2E_BIN/app_cudart" "$bad=125000:2" "$good=125000:1"
+check "a kernel name that is not UTF-8: the report is valid JSON" jc "$tmp/u8.json"
+check "... each stray byte is U+FFFD" jc "$tmp/u8.json" "kernels[mangled=$(printf 'k\357\277\275bad\357\277\275\357\277\275')].calls" == 2
+check "... a name that is UTF-8 is kept as it is" jc "$tmp/u8.json" "kernels[mangled=$good].calls" == 1
+
 # --- several devices -----------------------------------------------------------------------
 rm -f "$tmp/d.cnt"
 run_plain mdb FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 k_d=125000:20 k_e=250000:1

@@ -1,7 +1,8 @@
 /* jcheck.c - a small JSON validator and query/assert tool for the end-to-end tests.
  *
  * usage:
- *   jcheck FILE                      exit 0 if FILE holds exactly one valid JSON value
+ *   jcheck FILE                      exit 0 if FILE holds exactly one valid JSON value (its
+ *                                    strings UTF-8, as RFC 8259 asks)
  *   jcheck FILE QUERY                print each value QUERY matches, one per line
  *   jcheck FILE QUERY OP VALUE [TOL] assert: exit 0 if true, 1 (with a message) if false
  *
@@ -105,6 +106,30 @@ static int hex4(unsigned *out)
     return 0;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (before end), or 0: JSON text is UTF-8
+ * (RFC 8259, section 8.1), so a string holding anything else is invalid. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2
+             : p[0] >= 0xE0 && p[0] <= 0xEF ? 3 : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : 0;
+
+    if (n < 2)
+        return n;
+    if ((size_t)(end - p) < n)
+        return 0;
+    if (p[0] == 0xE0 || p[0] == 0xF0)
+        lo = p[0] == 0xE0 ? 0xA0 : 0x90; /* overlong */
+    if (p[0] == 0xED || p[0] == 0xF4)
+        hi = p[0] == 0xED ? 0x9F : 0x8F; /* surrogates; past U+10FFFF */
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
 static char *parse_string(size_t *len)
 {
     size_t cap = 16, n = 0;
@@ -128,6 +153,18 @@ static char *parse_string(size_t *len)
             g_err = "control character in string";
             free(b);
             return NULL;
+        }
+        if (c >= 0x80) {
+            size_t k = utf8_len((const unsigned char *)g_p - 1, (const unsigned char *)g_end);
+            if (!k) {
+                g_err = "string is not UTF-8";
+                free(b);
+                return NULL;
+            }
+            memcpy(b + n, g_p - 1, k);
+            n += k;
+            g_p += k - 1;
+            continue;
         }
         if (c != '\\') {
             b[n++] = (char)c;

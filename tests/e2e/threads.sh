@@ -55,4 +55,17 @@ check "threads sharing the legacy stream: every launch in exactly one bucket" ac
 check "threads sharing the legacy stream: no sample shorter than its kernel" \
     sh -c "'$JCHECK' '$tmp/t.json' 'kernels[mangled=thr_a].min_us' '>=' 125 && '$JCHECK' '$tmp/t.json' 'kernels[mangled=thr_b].min_us' '>=' 250"
 
+# 8 threads launch the same 256 kernels in the same order: they meet at each kernel's first
+# launches. With KTIME_WARMUP=1 the first is the warmup, and the next ones, from several
+# threads at once, are the kernel's first in the context: one of them, not each, is first
+# there (otherwise another became a second warmup, as if in a further context). (Totals
+# only: accounting runs jcheck a few times per kernel.)
+run_plain mb "$A" 8 1024 --kernels 256
+run_ktime mk KTIME_OUTPUT="$tmp/m.json" KTIME_WARMUP=1 "$A" 8 1024 --kernels 256
+check "threads meeting at 256 kernels' first launches: same exit status and stdout" same_run mb mk
+check "threads meeting at 256 kernels' first launches: 8192 launches seen, 256 rows" \
+    sh -c "'$JCHECK' '$tmp/m.json' totals.launches_seen == 8192 && '$JCHECK' '$tmp/m.json' 'kernels|len' == 256"
+check "threads meeting at 256 kernels' first launches: one warmup launch per kernel, no more" \
+    sh -c "'$JCHECK' '$tmp/m.json' 'kernels[].warmup_skipped|max' == 1 && '$JCHECK' '$tmp/m.json' totals.warmup_skipped == 256"
+
 finish

@@ -16,7 +16,8 @@ check "run.py --selftest: every target's logic on synthetic data" \
 # A small run: it must measure all three configurations (no number is asserted: a timed test
 # would fail on a busy machine).
 check "untimed_fake.py through the fake driver: a row per configuration" \
-    sh -c "python3 '$TOOLS/untimed_fake.py' --build '$E2E_BIN/../..' --n 20000 --reps 1 >'$tmp/uf.out' 2>&1 &&
+    sh -c "python3 '$TOOLS/untimed_fake.py' --build '$E2E_BIN/../..' --n 20000 --reps 1 \
+             ${E2E_PRELOAD_FIRST:+--preload-first '$E2E_PRELOAD_FIRST'} >'$tmp/uf.out' 2>&1 &&
            grep -q '^| bare | ' '$tmp/uf.out' && grep -q '^| ktime-disabled | ' '$tmp/uf.out' &&
            grep -q '^| ktime-warmup | ' '$tmp/uf.out'"
 finish

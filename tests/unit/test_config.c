@@ -23,6 +23,18 @@ static const char *fake_getenv(const char *name)
     return NULL;
 }
 
+/* The copies config_load made (KTIME_OUTPUT, KTIME_CUPTI_LIB): the library keeps its one
+ * config for the whole process; the tests free theirs at the end, for LeakSanitizer. */
+static void *owned[64];
+static size_t nowned;
+
+static int free_owned(void **state)
+{
+    while (nowned > 0)
+        free(owned[--nowned]);
+    return 0;
+}
+
 /* Loads config from the table with stderr captured; returns what was written there. */
 static char captured[8192];
 static void load(struct config *c, const char *const *env)
@@ -35,6 +47,11 @@ static void load(struct config *c, const char *const *env)
     fflush(stderr);
     dup2(fileno(tmp), 2);
     config_load(c, fake_getenv);
+    for (size_t i = 0; i < 2; i++) {
+        void *p = (void *)(i ? c->cupti_lib : c->output);
+        if (p && nowned < sizeof owned / sizeof owned[0])
+            owned[nowned++] = p;
+    }
     dup2(saved, 2);
     close(saved);
     rewind(tmp);
@@ -229,5 +246,5 @@ int main(void)
         cmocka_unit_test(test_quiet_silences_warnings),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, free_owned);
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "drain.h"
@@ -67,6 +68,29 @@ static struct agg *find(struct drain *d, uint32_t kernel, int device)
     return a;
 }
 
+/* What a test made goes back at its end (LeakSanitizer checks the unit tests): a pool's
+ * fake events and memory; the drain's aggregates and locks. */
+static void put_pool(struct pool *p)
+{
+    for (uint32_t i = 0; i < atomic_load(&p->created); i++) {
+        free(p->slots[i].start);
+        free(p->slots[i].stop);
+    }
+    pool_free_memory(p);
+}
+
+static void put_drain(struct drain *d)
+{
+    struct agg *a, *tmp;
+    HASH_ITER(hh, d->aggs, a, tmp) {
+        HASH_DEL(d->aggs, a);
+        free(a);
+    }
+    pthread_mutex_destroy(&d->pass_lock);
+    pthread_mutex_destroy(&d->wake_mu);
+    pthread_cond_destroy(&d->wake_cv);
+}
+
 /* Takes a slot and "records" a launch of `us` microseconds on stream s. */
 static uint32_t launch(struct pool *p, uint32_t kernel, uintptr_t s, double us, int pending)
 {
@@ -104,6 +128,8 @@ static void test_exact_aggregates(void **state)
     while (pool_acquire(&p, &id))
         n++;
     assert_int_equal(n, 8);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 static void test_pending_and_stream_order(void **state)
@@ -134,6 +160,8 @@ static void test_pending_and_stream_order(void **state)
     assert_int_equal(d.elapsed_calls, 3); /* one per completed pair */
     assert_int_equal(d.passes, 3);
     assert_int_equal(atomic_load(&elapsed_on_pending), 0); /* never asked before completion */
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* Many pairs on one stream, completed up to some point: a pass finds the boundary with a
@@ -164,6 +192,8 @@ static void test_search_per_stream(void **state)
         atomic_store(&((struct fev *)p.slots[ids[i]].stop)->pending, 0);
     assert_int_equal(drain_pass(&d), 363);
     assert_int_equal(find(&d, 4, 0)->st.n, 1000);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* The common case, the GPU a launch or two behind: a handful of queries, whatever is pending
@@ -186,6 +216,8 @@ static void test_search_few_pending(void **state)
     /* On B, 10 pending: probes at -1, -2, -4, -8, -16, then 3 to bisect; 1 on A. */
     assert_true(d.queries <= 1 + 8);
     assert_int_equal(atomic_load(&elapsed_on_pending), 0);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* A context destroyed behind ktime's back: the first call that says so ends the pool; its
@@ -220,6 +252,9 @@ static void test_context_gone(void **state)
     assert_int_equal(find(&d, 3, 0)->incomplete, 1);
     assert_int_equal(drain_pass(&d), 0);
     assert_int_equal(d.queries + d.elapsed_calls, calls);
+    put_pool(&q);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* More streams than a pass searches as a whole: the rest are queried pair by pair, with the
@@ -238,6 +273,8 @@ static void test_many_streams(void **state)
     assert_int_equal(find(&d, 6, 0)->st.n, 80);
     assert_int_equal(p.npending, 40);
     assert_int_equal(atomic_load(&elapsed_on_pending), 0);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* Passes until the pool stops growing; returns how many passes grew it. Each pass makes
@@ -287,6 +324,8 @@ static void test_growth_to_cap(void **state)
         ;
     drain_pass(&d);
     assert_int_equal(atomic_load(&p.created), 5000);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* A growth in progress does not stop the drain: pairs that complete while the pool grows
@@ -311,6 +350,8 @@ static void test_growth_keeps_folding(void **state)
     assert_int_equal(atomic_load(&p.created), 1024 + 256);
     assert_int_equal(grow_passes(&d, &p), 11);
     assert_int_equal(atomic_load(&p.created), 4096);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 /* Event creation that waits behind launching threads (40 us a pair here) does not hold the
@@ -357,6 +398,7 @@ static void test_create_failure(void **state)
     create_limit = before; /* no event can be made */
     assert_int_equal(pool_init(&p, &fops, (void *)0x1, 0, 64, 8), -1);
     create_limit = 1 << 30;
+    put_pool(&p);
 }
 
 static void test_errors_recycled(void **state)
@@ -373,6 +415,8 @@ static void test_errors_recycled(void **state)
     struct agg *a = find(&d, 4, 0);
     assert_int_equal(a->errors, 1);
     assert_int_equal(a->st.n, 1);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 static double now_ms(void)
@@ -399,6 +443,8 @@ static void test_finish_is_bounded(void **state)
     struct agg *a = find(&d, 9, 1);
     assert_int_equal(a->st.n, 1);
     assert_int_equal(a->incomplete, 2);
+    put_pool(&p);
+    put_drain(&d);
 }
 
 #define THREADS 4
@@ -440,6 +486,8 @@ static void test_live_thread(void **state)
         assert_int_equal(a->st.n, PER_THREAD);
         assert_true(a->st.min == 250 && a->st.max == 250);
     }
+    put_pool(&live);
+    put_drain(&d);
 }
 
 /* The gate watchdog opens only a gate it finds closed with the same value at two passes,
@@ -490,6 +538,47 @@ static void test_gate_watchdog(void **state)
     assert_non_null(a);
     assert_int_equal(a->forced, 1);
     assert_int_equal(a->st.n, 0);
+    put_pool(&p);
+    put_drain(&d);
+}
+
+/* A kernel's first launch in a context is one launch, also when several threads launch it
+ * there at once: the others must not count as first in a further context (an untimed
+ * rewarm, or an ungated sample). */
+#define FIRST_IDS 4096
+static struct pool first_pool;
+static _Atomic int first_count[FIRST_IDS];
+static pthread_barrier_t first_bar;
+
+static void *first_launcher(void *arg)
+{
+    pthread_barrier_wait(&first_bar);
+    for (uint32_t id = 0; id < FIRST_IDS; id++)
+        if (pool_first_launch(&first_pool, id))
+            atomic_fetch_add(&first_count[id], 1);
+    return NULL;
+}
+
+static void test_first_launch_once(void **state)
+{
+    pthread_t th[THREADS];
+    first_pool.seen = calloc(FIRST_IDS / 64, sizeof *first_pool.seen);
+    assert_non_null(first_pool.seen);
+    for (int round = 0; round < 20; round++) {
+        memset(first_pool.seen, 0, FIRST_IDS / 8);
+        for (int id = 0; id < FIRST_IDS; id++)
+            atomic_store(&first_count[id], 0);
+        pthread_barrier_init(&first_bar, NULL, THREADS);
+        for (int i = 0; i < THREADS; i++)
+            pthread_create(&th[i], NULL, first_launcher, NULL);
+        for (int i = 0; i < THREADS; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&first_bar);
+        for (int id = 0; id < FIRST_IDS; id++)
+            assert_int_equal(atomic_load(&first_count[id]), 1);
+    }
+    assert_false(pool_first_launch(&first_pool, 7));
+    free((void *)first_pool.seen);
 }
 
 int main(void)
@@ -509,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_finish_is_bounded),
         cmocka_unit_test(test_live_thread),
         cmocka_unit_test(test_gate_watchdog),
+        cmocka_unit_test(test_first_launch_once),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,9 +6,20 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktab.h"
+
+/* The library keeps its one table for the whole process; a test frees its own at the end
+ * (LeakSanitizer checks the unit tests). */
+static void put_table(struct ktab *t)
+{
+    for (uint32_t i = 0; i <= t->mask; i++)
+        free(atomic_load(&t->slots[i].name));
+    free(t->slots);
+    free((void *)t->order);
+}
 
 static void test_insert_and_find(void **state)
 {
@@ -28,6 +39,7 @@ static void test_insert_and_find(void **state)
     assert_ptr_not_equal(a, c);
     assert_int_equal(atomic_load(&t.count), 2);
     assert_int_not_equal(ktab_id(&t, a), ktab_id(&t, c));
+    put_table(&t);
 }
 
 static void test_full_table_refuses(void **state)
@@ -41,6 +53,7 @@ static void test_full_table_refuses(void **state)
     assert_non_null(ktab_get(&t, 5 * 64, &ins)); /* existing keys still found */
     assert_false(ins);
     assert_int_equal(atomic_load(&t.count), 16);
+    put_table(&t);
 }
 
 #define THREADS 8
@@ -92,6 +105,7 @@ static void test_concurrent_inserts(void **state)
         seen[k] = 1;
     }
     assert_null(ktab_nth(&shared, KEYS));
+    put_table(&shared);
 }
 
 int main(void)

@@ -122,6 +122,47 @@ static void test_json_escaping(void **state)
     free(buf);
 }
 
+/* JSON text is UTF-8: a kernel name is whatever bytes the program gave it. Well-formed
+ * sequences are kept; every other byte becomes \ufffd. */
+static void test_json_utf8(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "k\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"k\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" },
+        { "k\xff", "\"k\\ufffd\"" },                          /* never in UTF-8 */
+        { "\x80x", "\"\\ufffdx\"" },                           /* stray continuation */
+        { "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                 /* overlong '/' */
+        { "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },     /* overlong '/' */
+        { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },     /* surrogate U+D800 */
+        { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* past U+10FFFF */
+        { "\xe2\x82", "\"\\ufffd\\ufffd\"" },                 /* cut short at the end */
+        { "\xe2\x82z", "\"\\ufffd\\ufffdz\"" },               /* cut short */
+        { "\x7f\xef\xbf\xbf", "\"\x7f\xef\xbf\xbf\"" },         /* DEL, U+FFFF: valid */
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        report_json_string(f, cases[i].in);
+        fclose(f);
+        assert_string_equal(buf, cases[i].want);
+        free(buf);
+    }
+    /* The same through the whole report: the row's name and mangled name. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct report r = make();
+    ks[2].mangled = "rare\xff_kernel";
+    report_write_json(f, &r);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"mangled\": \"rare\\ufffd_kernel\""));
+    assert_null(strchr(buf, '\xff'));
+    free(buf);
+}
+
 static void test_short_names(void **state)
 {
     char out[128];
@@ -142,6 +183,13 @@ static void test_short_names(void **state)
     assert_memory_equal(out, "cutlass::Kernel<", 16);
     assert_non_null(strstr(out, "..."));
     assert_string_equal(out + strlen(out) - 4, "64>>");
+    /* The cuts fall between UTF-8 characters, not inside one (found by fuzz_names). */
+    assert_int_equal(report_short_name("k_caf\xc3\xa9_\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac_end",
+                                       out, sizeof out, 15), 2);
+    assert_string_equal(out, "k_caf\xc3\xa9..._end"); /* the tail was "\xac_end" */
+    assert_int_equal(report_short_name("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                                       "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", out, sizeof out, 8), 2);
+    assert_string_equal(out, "\xe2\x82\xac...");
 }
 
 /* Two overloads shorten to the same text: the table must still tell them apart. */
@@ -276,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_text_order_and_numbers),
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_short_names),
         cmocka_unit_test(test_ambiguous_short_names_get_refs),
         cmocka_unit_test(test_write_error_reported),

@@ -8,12 +8,14 @@ work is the same with and without ktime, so the difference is ktime's own: inter
 (KTIME_DISABLE=1) and the warmup path (every launch within KTIME_WARMUP). Runs on any machine,
 no GPU:
 
-    python3 tools/bench/untimed_fake.py --build build [--n 4000000] [--reps 9]
+    python3 tools/bench/untimed_fake.py --build build [--n 4000000] [--reps 9] [--preload-first LIB]
 
 BUILD is a configured and built tree (`make check` builds the fake driver and the test
 programs). Each repetition runs every configuration, rotated, twice: N launches and 1 launch;
 the difference over N - 1 takes out process start and exit. Prints the median per
-configuration, the added ns per launch against bare, and the CPU it ran on.
+configuration, the added ns per launch against bare, and the CPU it ran on. --preload-first
+names a library preloaded before libktime, as a sanitizer build of it needs its runtime
+(the test suite runs this against its AddressSanitizer build too).
 """
 import argparse
 import os
@@ -52,7 +54,7 @@ def cpu_name():
     return platform.processor() or "?"
 
 
-def measure(build, n=4000000, reps=9, log=None):
+def measure(build, n=4000000, reps=9, log=None, preload_first=None):
     """Runs the measurement; returns {"n", "reps", "cpu", "ns": {config: [ns per launch]}}
     (one value per repetition, in repetition order), or raises RuntimeError when the build
     lacks the fake driver or its programs."""
@@ -72,7 +74,7 @@ def measure(build, n=4000000, reps=9, log=None):
     for cfg, extra in CONFIGS.items():
         e = dict(base, **extra)
         if cfg != "bare":
-            e["LD_PRELOAD"] = lib
+            e["LD_PRELOAD"] = preload_first + ":" + lib if preload_first else lib
         envs[cfg] = e
     names = list(CONFIGS)
     per = {c: [] for c in names}
@@ -100,9 +102,11 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--n", type=int, default=4000000, help="launches per run")
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--preload-first", metavar="LIB",
+                    help="a library to preload before libktime (a sanitizer's runtime)")
     a = ap.parse_args()
     try:
-        res = measure(a.build, a.n, a.reps)
+        res = measure(a.build, a.n, a.reps, preload_first=a.preload_first)
     except RuntimeError as e:
         sys.exit("untimed_fake: %s" % e)
     per = res["ns"]

@@ -1,0 +1,144 @@
+/* fuzz_json.c - the JSON report (src/report.c): report_json_string alone, and whole reports
+ * whose names, command line and numbers come from the input, in JSON and as text.
+ *
+ * Input: NUL-separated fields. The first is escaped alone; the rest, with a few bytes of
+ * numbers between them, fill a report of up to 4 kernels on up to 2 devices. Properties:
+ * an escaped string is one valid JSON string, UTF-8, that decodes to the input with each
+ * byte that begins no well-formed UTF-8 sequence as U+FFFD; a whole report is one valid
+ * JSON document (RFC 8259: strings UTF-8, numbers that are numbers); the text report is
+ * written without error. (The report has no CSV form.) */
+#include "fuzzutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* What report_json_string must decode to: s with each stray byte as U+FFFD. */
+static char *expected(const char *s, size_t *len)
+{
+    size_t n = strlen(s), o = 0;
+    char *e = malloc(3 * n + 1);
+
+    for (size_t i = 0; i < n;) {
+        size_t k = fuzz_utf8_seq((const unsigned char *)s + i, n - i);
+        if (k) {
+            memcpy(e + o, s + i, k), o += k, i += k;
+        } else {
+            memcpy(e + o, "\xef\xbf\xbd", 3), o += 3, i++;
+        }
+    }
+    e[o] = '\0';
+    *len = o;
+    return e;
+}
+
+static void one_string(const char *s)
+{
+    char *buf = NULL, *dec, *want;
+    size_t len = 0, dlen, wlen, end;
+    FILE *f = open_memstream(&buf, &len);
+
+    report_json_string(f, s);
+    fclose(f);
+    FUZZ_ASSERT(fuzz_utf8_valid(buf, len), "output is not UTF-8: %s", buf);
+    dec = fuzz_json_string(buf, len, &dlen, &end);
+    FUZZ_ASSERT(dec && end == len, "not one JSON string: %s", buf);
+    want = expected(s, &wlen);
+    FUZZ_ASSERT(dlen == wlen && memcmp(dec, want, wlen) == 0, "'%s' decodes to '%s'", buf, dec);
+    free(want);
+    free(dec);
+    free(buf);
+}
+
+static const char *const gates[] = { "auto", "on", "off" };
+static const char *const timers[] = { "events", "cupti", "both" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = { data, size };
+    char *first = fuzz_field(&in), *str[32];
+    int nstr = 0;
+    struct report r;
+    struct report_device dev[2];
+    struct report_kernel k[4];
+    struct stats per[4][2], hw[4][2];
+    const char *argv[3];
+
+    one_string(first);
+
+    memset(&r, 0, sizeof r);
+    memset(dev, 0, sizeof dev);
+    memset(k, 0, sizeof k);
+    memset(per, 0, sizeof per);
+    memset(hw, 0, sizeof hw);
+#define STR() (str[nstr] = fuzz_field(&in), str[nstr++])
+    uint8_t shape = fuzz_byte(&in);
+    r.version = STR();
+    r.build = STR();
+    r.argc = shape % 4;
+    for (int i = 0; i < r.argc; i++)
+        argv[i] = STR();
+    r.argv = argv;
+    r.pid = (long)fuzz_u64(&in);
+    r.warmup = fuzz_byte(&in);
+    r.sample = fuzz_byte(&in);
+    r.gate = gates[fuzz_byte(&in) % 3];
+    r.timer = timers[fuzz_byte(&in) % 3];
+    r.timer_requested = timers[fuzz_byte(&in) % 3];
+    r.timer_note = shape & 4 ? STR() : NULL;
+    r.cupti_library = shape & 8 ? STR() : NULL;
+    r.note = shape & 16 ? STR() : NULL;
+    r.ndevices = 1 + (shape >> 5 & 1);
+    for (int d = 0; d < r.ndevices; d++) {
+        char *name = STR(), *drv = STR();
+        dev[d].ordinal = d;
+        snprintf(dev[d].name, sizeof dev[d].name, "%s", name);
+        snprintf(dev[d].driver, sizeof dev[d].driver, "%s", drv);
+        dev[d].driver_version = 13000;
+        dev[d].floor_events_us = fuzz_byte(&in) / 16.0;
+        dev[d].floor_hw_us = fuzz_byte(&in) / 16.0;
+    }
+    r.devices = dev;
+    r.nkernels = shape >> 6;
+    for (size_t i = 0; i < r.nkernels; i++) {
+        uint8_t how = fuzz_byte(&in);
+        k[i].mangled = STR();
+        k[i].name = how & 1 ? STR() : NULL;
+        k[i].kind = how & 2 ? REPORT_GRAPH : REPORT_KERNEL;
+        k[i].calls = fuzz_byte(&in);
+        k[i].dropped = fuzz_byte(&in) % 4;
+        k[i].unsampled = how & 4 ? fuzz_byte(&in) : 0;
+        k[i].per_dev = per[i];
+        k[i].hw = how & 8 ? hw[i] : NULL;
+        for (int d = 0; d < r.ndevices; d++)
+            for (int s = fuzz_byte(&in) % 8; s > 0; s--) {
+                stats_add(&per[i][d], fuzz_byte(&in) * 0.5);
+                stats_add(&hw[i][d], fuzz_byte(&in) * 0.25);
+            }
+    }
+    r.kernels = k;
+    r.drops[DROP_POOL_EXHAUSTED] = fuzz_byte(&in);
+
+    char *buf = NULL;
+    size_t len = 0, at;
+    const char *why;
+    FILE *f = open_memstream(&buf, &len);
+    FUZZ_ASSERT(report_write_json(f, &r) == 0, "report_write_json failed");
+    fclose(f);
+    FUZZ_ASSERT(fuzz_json_valid(buf, len, &why, &at), "invalid JSON (%s) at byte %zu: ...%.40s",
+                why, at, buf + (at > 20 ? at - 20 : 0));
+    free(buf);
+
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    FUZZ_ASSERT(report_write_text(f, &r) == 0, "report_write_text failed");
+    fclose(f);
+    free(buf);
+
+    for (int i = 0; i < nstr; i++)
+        free(str[i]);
+    free(first);
+    return 0;
+}

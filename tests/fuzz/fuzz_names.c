@@ -1,0 +1,63 @@
+/* fuzz_names.c - kernel names: sysinfo_demangle (src/sysinfo.c) and report_short_name
+ * (src/report.c), which shortens a name for the text report's Kernel column.
+ *
+ * Input: a byte of buffer size, a byte of column width, then the name (up to a NUL).
+ * Properties: demangling gives NULL for what is not a C++ symbol, else a string; the short
+ * name never goes past its buffer (exactly outsz bytes, malloc'd) and is terminated in it;
+ * with room enough it is at most the column's width, equal to the name when it says so,
+ * elided (with "...") only when it says so, and UTF-8 when the name is. */
+#include "fuzzutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sysinfo.h"
+
+static void shorten(const char *full, size_t outsz, size_t width)
+{
+    char *out = malloc(outsz ? outsz : 1);
+    size_t w = width < 8 ? 8 : width, n;
+    int rc;
+
+    out[0] = 'x';
+    rc = report_short_name(full, outsz ? out : out + 1, outsz, width);
+    FUZZ_ASSERT(rc >= 0 && rc <= 2, "rc %d", rc);
+    if (outsz == 0) {
+        FUZZ_ASSERT(out[0] == 'x', "a 0-byte buffer was written to");
+        free(out);
+        return;
+    }
+    FUZZ_ASSERT(memchr(out, 0, outsz), "not terminated within %zu bytes", outsz);
+    n = strlen(out);
+    FUZZ_ASSERT(rc != 0 || strcmp(out, full) == 0, "rc 0 but '%s' is not '%s'", out, full);
+    if (outsz > w) { /* room for a whole column */
+        FUZZ_ASSERT(n <= w, "%zu bytes in a column of %zu: '%s'", n, w, out);
+        FUZZ_ASSERT(rc != 2 || strstr(out, "..."), "elided without '...': '%s'", out);
+        FUZZ_ASSERT(rc == 2 || strstr(full, out), "'%s' is not part of '%s'", out, full);
+        FUZZ_ASSERT(!fuzz_utf8_valid(full, strlen(full)) || fuzz_utf8_valid(out, n),
+                    "'%s' is not UTF-8, '%s' was", out, full);
+    }
+    free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = { data, size };
+    size_t outsz = fuzz_byte(&in), width = fuzz_byte(&in);
+    char *name = fuzz_field(&in), *d;
+
+    if (width == 255)
+        width = (size_t)-1; /* no limit */
+    d = sysinfo_demangle(name);
+    FUZZ_ASSERT(!d || strncmp(name, "_Z", 2) == 0, "demangled '%s', not a C++ symbol", name);
+    shorten(name, outsz, width);
+    shorten(name, 80, 72); /* as the text report does */
+    if (d) {
+        shorten(d, outsz, width);
+        shorten(d, 80, 72);
+    }
+    free(d);
+    free(name);
+    return 0;
+}
