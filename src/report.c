@@ -124,7 +124,7 @@ static bool near_floor(const struct report *r, const struct report_kernel *k, do
 
 struct totals {
     uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
-    uint64_t unsampled, by_nodes;
+    uint64_t unsampled, by_nodes, hw_timed;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -146,6 +146,7 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.in_graph += rows[i].k->in_graph;
         t.unsampled += rows[i].k->unsampled;
         t.by_nodes += rows[i].k->by_nodes;
+        t.hw_timed += rows[i].k->hw_timed;
     }
     return t;
 }
@@ -400,6 +401,10 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "cupti    %llu records dropped by CUPTI; %llu times no free buffer "
                    "(KTIME_CUPTI_BUFFER_MB)\n", (unsigned long long)r->cupti_dropped,
                 (unsigned long long)r->cupti_refused);
+    if (hw_rows && t.hw_timed < t.timed)
+        fprintf(f, "timers   %llu of the timed launches from CUPTI's records, %llu with CUDA "
+                   "events (after the hand-over)\n", (unsigned long long)t.hw_timed,
+                (unsigned long long)(t.timed - t.hw_timed));
     if (t.unsampled)
         fprintf(f, "sampled  about 1 in %ld launches timed after warmup (KTIME_SAMPLE): %llu not "
                    "timed; Total ms and Time%% are estimates, mean x launches\n",
@@ -599,12 +604,12 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)r->drops[i]);
     fprintf(f,
             " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
-            "    \"in_graph\": %llu,\n    \"timed_by_nodes\": %llu,\n"
+            "    \"in_graph\": %llu,\n    \"timed_by_nodes\": %llu,\n    \"cupti_timed\": %llu,\n"
             "    \"unsampled\": %llu,\n    \"sample\": %ld,\n"
             "    \"timed_total_ms\": ",
             (unsigned long long)t.failed, (unsigned long long)t.incomplete,
             (unsigned long long)t.in_graph, (unsigned long long)t.by_nodes,
-            (unsigned long long)t.unsampled,
+            (unsigned long long)t.hw_timed, (unsigned long long)t.unsampled,
             r->sample > 1 ? r->sample : 1L);
     json_num(f, grand / 1000.0);
     fprintf(f, "\n  }");
