@@ -204,17 +204,23 @@ int collect_hw(struct report *r, bool hw_primary)
         covered = (hk->records - hk->in_graph) + ev_timed + rk->dropped + rk->incomplete;
         rk->incomplete += hk->bad + (direct > covered ? direct - covered : 0);
     }
-    /* Kernels of which no record came at all: what ran after warmup is incomplete. */
+    /* Kernels of which no record came at all: what ran after warmup is incomplete. A graph
+     * launch after warmup that got no event (none before a hand-over) was timed by its
+     * kernel nodes' records, in their rows: the graph has no sample of its own. */
     for (size_t i = 0; hw_primary && i < r->nkernels; i++) {
         struct report_kernel *rk = &r->kernels[i];
-        uint64_t ev_timed = 0, direct, covered;
-        if (rk->kind != REPORT_KERNEL || hw_find(&kt.hw, rk->mangled))
+        uint64_t ev_timed = 0, direct, covered, rest;
+        if (rk->kind == REPORT_KERNEL && hw_find(&kt.hw, rk->mangled))
             continue;
         for (int d = 0; d < r->ndevices; d++)
             ev_timed += rk->per_dev[d].n;
         direct = rk->calls - rk->captured - rk->failed;
         covered = rk->warmup_skipped + ev_timed + rk->dropped + rk->incomplete;
-        rk->incomplete += direct > covered ? direct - covered : 0;
+        rest = direct > covered ? direct - covered : 0;
+        if (rk->kind == REPORT_GRAPH)
+            rk->by_nodes = rest;
+        else
+            rk->incomplete += rest;
     }
     return 0;
 }

@@ -200,6 +200,17 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     mpmc_push(&cu.done_q, (uint32_t)id);
 }
 
+/* Records CUPTI dropped since the last buffer came back: at the end of ktime's time with
+ * CUPTI, drops after the last completed buffer (no buffer free, and none given back since)
+ * would otherwise go uncounted. */
+static void count_dropped(void)
+{
+    size_t dropped = 0;
+
+    if (cu.ActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+        atomic_fetch_add(&cu.dropped, dropped);
+}
+
 static void parse(uint8_t *buffer, size_t valid)
 {
     CUpti_Activity *rec = NULL;
@@ -305,6 +316,7 @@ void cuptitimer_foreign(const char *what)
      * timestamps. A forced flush alone handed them back without (H200, torch.profiler). */
     cu.ActivityFlushAll(0);
     CUptiResult fr = cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    count_dropped();
     CUptiResult dr = cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
               result_string(fr), (unsigned long long)(atomic_load(&cu.completed) - before),
@@ -330,14 +342,17 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
                   (unsigned long long)(kt.hw.records - kt.hw.in_graph));
         for (;;) {
             cu.ActivityFlushAll(0);
+            count_dropped(); /* a dropped record will not come */
             cuptitimer_drain();
-            if (kt.hw.records - kt.hw.in_graph >= expected || waited >= wait_ms)
+            if (kt.hw.records - kt.hw.in_graph + atomic_load(&cu.dropped) >= expected ||
+                waited >= wait_ms)
                 break;
             nanosleep(&ms, NULL);
             waited = drain_now_ms() - t0;
         }
         log_debug("exit: %.0f ms for CUPTI's records; forced flush", waited);
         cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        count_dropped();
         /* Left enabled: the process is ending, and cuptiActivityDisable from an exit handler
          * crashed inside libcupti under a statically linked cudart (H200, CUDA 13.0). */
         atomic_store(&cu.active, 0);

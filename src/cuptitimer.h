@@ -28,9 +28,10 @@ void cuptitimer_start(void);
  * (or the exit path once the drain thread stopped). */
 void cuptitimer_drain(void);
 
-/* At exit, with the drain thread stopped: asks CUPTI for its records until `expected`
- * kernel records launched through ktime's wrappers have come (or wait_ms passed), then for
- * the rest, incomplete ones included, and parses them. Never in a forked child. */
+/* At exit, with the drain thread stopped: asks CUPTI for its records until the kernel
+ * records of `expected` launches through ktime's wrappers have come or been dropped (or
+ * wait_ms passed), then for the rest, incomplete ones included, and parses them. Never in
+ * a forked child. */
 void cuptitimer_finish(long wait_ms, uint64_t expected);
 
 /* Another CUPTI client is registering buffers, enabling activity or finalizing CUPTI (what):

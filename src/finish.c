@@ -138,10 +138,7 @@ static bool finish_cupti(struct report *r, bool stopped, int floor_launches)
     if (kt.cfg.timer == TIMER_EVENTS)
         return false;
     if (stopped) {
-        uint64_t expected = launches_ran() + (uint64_t)floor_launches;
-        cuptitimer_info(&info);
-        cuptitimer_finish(kt.cfg.exit_wait_ms,
-                          expected > info.dropped ? expected - info.dropped : 0);
+        cuptitimer_finish(kt.cfg.exit_wait_ms, launches_ran() + (uint64_t)floor_launches);
         note_hw_devices();
     }
     cuptitimer_info(&info);

@@ -81,8 +81,9 @@ static void *open_late(void *arg)
     return NULL;
 }
 
-/* In the current context. Returns the median interval in us, or 0. */
-static double measure(long wait_ms)
+/* In the current context. Returns the median interval in us, or 0; *launched gets the
+ * launches that reached the GPU (each brings a CUPTI record when the CUPTI timer is on). */
+static double measure(long wait_ms, int *launched)
 {
     struct opener op = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
     pthread_t opener_thread;
@@ -123,8 +124,10 @@ static double measure(long wait_ms)
         r = drv.EventRecord(ev[2 * i], s);
         if (r == CUDA_SUCCESS)
             r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, noargs, NULL);
-        if (r == CUDA_SUCCESS)
+        if (r == CUDA_SUCCESS) {
+            (*launched)++;
             r = drv.EventRecord(ev[2 * i + 1], s);
+        }
     }
     pthread_mutex_lock(&op.mu);
     op.done = true;
@@ -225,8 +228,8 @@ int floor_measure(struct report_device *devs, int n, long wait_ms)
             drv.DevicePrimaryCtxRetain(&pc, dev) != CUDA_SUCCESS)
             continue;
         if (drv.CtxPushCurrent(pc) == CUDA_SUCCESS) {
-            devs[i].floor_events_us = measure(wait_ms);
-            launched += FLOOR_LAUNCHES;
+            /* Only what was launched: the exit waits for a CUPTI record of each. */
+            devs[i].floor_events_us = measure(wait_ms, &launched);
             drv.CtxPopCurrent(&popped);
         }
         drv.DevicePrimaryCtxRelease(dev);

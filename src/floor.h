@@ -13,7 +13,7 @@
  * stores the median interval in floor_events_us. Never waits more than wait_ms for the GPU;
  * any failure leaves 0. At exit, on the thread that writes the report, before CUDA's teardown;
  * with the CUPTI timer active its records of the kernel come too (floor_hw: see collect).
- * Returns how many launches it made. */
+ * Returns how many of its launches succeeded. */
 int floor_measure(struct report_device *devs, int n, long wait_ms);
 
 #endif

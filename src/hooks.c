@@ -327,6 +327,36 @@ KTIME_NO_SAN static bool cupti_absent(const char *name)
     return false;
 }
 
+/* A client that opened libcupti itself (dlopen, then dlsym with its handle) would reach
+ * CUPTI past ktime's wrappers, and ktime would never see it arrive: its records would go
+ * to that client's buffers. Such a lookup of an entry point ktime watches gets the wrapper,
+ * with p, the function found, as the wrapper's real one; unless the wrapper already has
+ * another (a tool preloaded after ktime that wraps CUPTI too, and may be the caller: it
+ * gets p, or it would call itself through ktime). */
+KTIME_NO_TSAN static void *cupti_watched(const char *name, void *p)
+{
+#define HOOK_CUPTI(cname, params, args)                                                    \
+    if (streq(name, #cname)) {                                                             \
+        cname##_fn had = NULL;                                                             \
+        if (__atomic_compare_exchange_n(&cname##_real, &had, (cname##_fn)p, false,         \
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||             \
+            had == (cname##_fn)p)                                                          \
+            return (void *)cname;                                                          \
+        return p;                                                                          \
+    }
+#include "cuptihooks.def"
+#undef HOOK_CUPTI
+    return p;
+}
+
+/* Whether the code at addr is libktime's own (its CUPTI timer looks libcupti up itself). */
+static bool in_ktime(const void *addr)
+{
+    Dl_info a, self;
+
+    return dladdr(addr, &a) && dladdr((void *)in_ktime, &self) && a.dli_fbase == self.dli_fbase;
+}
+
 /* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
  * process defines: dlsym must then answer as if libktime were not there. */
 KTIME_NO_SAN static bool runtime_absent(const char *name)
@@ -730,8 +760,13 @@ KTIME_NO_SAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
             runtime_absent(name))
             return NULL;
         if (p && name[0] == 'c' && name[1] == 'u' && name[2] == 'p' && name[3] == 't' &&
-            name[4] == 'i' && cupti_absent(name))
-            return NULL;
+            name[4] == 'i') {
+            if (cupti_absent(name))
+                return NULL;
+            if (handle != RTLD_NEXT && handle != RTLD_DEFAULT &&
+                !in_ktime(__builtin_return_address(0)))
+                return cupti_watched(name, p);
+        }
         return p;
     }
     if (p != hook_wrapper[i]) {

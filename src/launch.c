@@ -288,7 +288,7 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
-    if (!L->pool) { /* timed by CUPTI, or made during the report */
+    if (!L->pool) { /* timed by CUPTI, not drawn by KTIME_SAMPLE, or made during the report */
         if (L->exiting && r == CUDA_SUCCESS) {
             atomic_fetch_add_explicit(&L->k->shutdown, 1, memory_order_relaxed);
         } else if (r != CUDA_SUCCESS) {

@@ -31,7 +31,7 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first);
 
-/* After the real call of a bracketed launch: the stop event, or the failure. */
+/* After the real call of a launch launch_begin() took: the stop event, or the failure. */
 void launch_end(struct launch *L, CUresult r);
 
 /* A module or library is being unloaded: its kernel handles may be reused by kernels
@@ -74,8 +74,10 @@ bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds);
 void launch_capture_began(CUresult r);
 void launch_capture_ended(CUresult r);
 
-/* Decides whether a launch of `handle` on stream s gets events; when it returns true the
- * start event is recorded and launch_end() must follow the real call. Never blocks. */
+/* Decides whether a launch of `handle` on stream s gets events; when it returns true
+ * launch_end() must follow the real call (the start event is recorded, or the launch is only
+ * counted there: timed by CUPTI, left out by KTIME_SAMPLE, made during the report). Never
+ * blocks. */
 static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds)
 {
     struct ktab_entry *k;
@@ -99,8 +101,20 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             launch_into_capture(k, s, ptds);
         return false;
     }
-    if (kt.cfg.sample > 1 && !launch_drawn())
-        return false;
+    /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
+     * the draw leaves untimed is still counted: captured when it goes into a capture, and
+     * failed when the driver refuses it (launch_end, with no pool). */
+    if (kt.cfg.sample > 1 &&
+        atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI &&
+        !launch_drawn()) {
+        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+            launch_into_capture(k, s, ptds))
+            return false;
+        L->k = k;
+        L->pool = NULL;
+        L->exiting = false;
+        return true;
+    }
     return launch_begin_timed(L, k, s, ptds, n == 0);
 }
 

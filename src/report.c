@@ -130,7 +130,7 @@ static bool near_floor(const struct report *r, const struct report_kernel *k, do
 
 struct totals {
     uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
-    uint64_t unsampled;
+    uint64_t unsampled, by_nodes, hw_timed;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -151,6 +151,8 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.ungated += rows[i].k->ungated;
         t.in_graph += rows[i].k->in_graph;
         t.unsampled += rows[i].k->unsampled;
+        t.by_nodes += rows[i].k->by_nodes;
+        t.hw_timed += rows[i].k->hw_timed;
     }
     return t;
 }
@@ -320,12 +322,16 @@ int report_write_text(FILE *f, struct report *r)
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
         bool nf = w->all.n && near_floor(r, k, w->all.mean);
-        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph || nf) {
+        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph ||
+            k->by_nodes || nf) {
             const char *sep = " (";
             if (nf)
                 fprintf(f, "%snear floor", sep), sep = ", ";
             if (k->in_graph)
                 fprintf(f, "%s%llu in graphs", sep, (unsigned long long)k->in_graph), sep = ", ";
+            if (k->by_nodes)
+                fprintf(f, "%s%llu timed by their kernel nodes", sep,
+                        (unsigned long long)k->by_nodes), sep = ", ";
             if (k->captured)
                 fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
             if (k->dropped)
@@ -364,18 +370,27 @@ int report_write_text(FILE *f, struct report *r)
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
     fputc('\n', f);
-    char unsampled_words[48] = "";
+    char unsampled_words[48] = "", node_words[96] = "";
     if (t.unsampled)
         snprintf(unsampled_words, sizeof unsampled_words, "%llu not sampled, ",
                  (unsigned long long)t.unsampled);
+    if (t.by_nodes)
+        snprintf(node_words, sizeof node_words, "%llu graph launches timed by their kernel nodes, ",
+                 (unsigned long long)t.by_nodes);
+    /* Under the CUPTI timer a graph's kernel runs are rows' samples, counted with the
+     * launches; with both timers the rows are the events', and those runs only CUPTI's. */
+    bool hw_rows = timer_is(r, "cupti");
     if (t.in_graph)
-        fprintf(f, "graphs   %llu kernel runs inside CUDA graphs, from CUPTI's records (counted "
-                   "below with the launches)\n", (unsigned long long)t.in_graph);
+        fprintf(f, "graphs   %llu kernel runs inside CUDA graphs, from CUPTI's records (%s)\n",
+                (unsigned long long)t.in_graph,
+                hw_rows ? "counted below with the launches"
+                        : "in the hardware's columns only, not counted below");
     fprintf(f,
-            "launches %llu seen: %llu timed, %s%llu warmup, %llu captured, %llu dropped, "
+            "launches %llu seen: %llu timed, %s%s%llu warmup, %llu captured, %llu dropped, "
             "%llu failed, %llu incomplete at exit\n",
-            (unsigned long long)(t.calls + t.in_graph), (unsigned long long)t.timed,
-            unsampled_words, (unsigned long long)t.warmup, (unsigned long long)t.captured,
+            (unsigned long long)(t.calls + (hw_rows ? t.in_graph : 0)),
+            (unsigned long long)t.timed, unsampled_words, node_words,
+            (unsigned long long)t.warmup, (unsigned long long)t.captured,
             (unsigned long long)t.dropped, (unsigned long long)t.failed,
             (unsigned long long)t.incomplete);
     if (t.dropped) {
@@ -392,6 +407,10 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "cupti    %llu records dropped by CUPTI; %llu times no free buffer "
                    "(KTIME_CUPTI_BUFFER_MB)\n", (unsigned long long)r->cupti_dropped,
                 (unsigned long long)r->cupti_refused);
+    if (hw_rows && t.hw_timed < t.timed)
+        fprintf(f, "timers   %llu of the timed launches from CUPTI's records, %llu with CUDA "
+                   "events (after the hand-over)\n", (unsigned long long)t.hw_timed,
+                (unsigned long long)(t.timed - t.hw_timed));
     if (t.unsampled)
         fprintf(f, "sampled  about 1 in %ld launches timed after warmup (KTIME_SAMPLE): %llu not "
                    "timed; Total ms and Time%% are estimates, mean x launches\n",
@@ -557,6 +576,7 @@ int report_write_json(FILE *f, struct report *r)
         json_num(f, w->total_us / 1000.0);
         fprintf(f, ",\n      \"total_estimated\": %s,\n      \"unsampled\": %llu",
                 k->unsampled ? "true" : "false", (unsigned long long)k->unsampled);
+        fprintf(f, ",\n      \"timed_by_nodes\": %llu", (unsigned long long)k->by_nodes);
         fprintf(f, ",\n      \"percent\": ");
         json_num(f, grand > 0 ? 100.0 * w->total_us / grand : 0.0);
         fprintf(f, ",\n      \"mean_us\": ");
@@ -628,10 +648,12 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)r->drops[i]);
     fprintf(f,
             " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
-            "    \"in_graph\": %llu,\n    \"unsampled\": %llu,\n    \"sample\": %ld,\n"
+            "    \"in_graph\": %llu,\n    \"timed_by_nodes\": %llu,\n    \"cupti_timed\": %llu,\n"
+            "    \"unsampled\": %llu,\n    \"sample\": %ld,\n"
             "    \"timed_total_ms\": ",
             (unsigned long long)t.failed, (unsigned long long)t.incomplete,
-            (unsigned long long)t.in_graph, (unsigned long long)t.unsampled,
+            (unsigned long long)t.in_graph, (unsigned long long)t.by_nodes,
+            (unsigned long long)t.hw_timed, (unsigned long long)t.unsampled,
             r->sample > 1 ? r->sample : 1L);
     json_num(f, grand / 1000.0);
     fprintf(f, "\n  }");

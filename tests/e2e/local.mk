@@ -199,6 +199,15 @@ EXTRA_tests_e2e_cupti_selftest_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUPTI)
 
 TESTS += tests/e2e/cupti.sh
 
+# The CUPTI timer (KTIME_TIMER=cupti|both) and KTIME_SAMPLE, with the fake CUPTI.
+check_PROGRAMS += tests/e2e/app_cupti_client
+tests_e2e_app_cupti_client_SOURCES = tests/e2e/app_cupti_client.c $(E2E_APPUTIL)
+tests_e2e_app_cupti_client_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_cupti_client_LDADD = -L$(top_builddir)/tests/fake -lcupti $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_app_cupti_client_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUPTI)
+TESTS += tests/e2e/timer.sh
+EXTRA_DIST += tests/e2e/timer.sh
+
 # Shared by the two fakes / the two self-tests.
 EXTRA_DIST += tests/fake/fakeutil.h tests/e2e/selfcheck.h
 tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil.h
