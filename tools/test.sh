@@ -4,12 +4,12 @@
 # the concurrency tests again against a ThreadSanitizer build of libktime (build-tsan/), and
 # the whole of `make check` against an AddressSanitizer + UBSan build (build-asan/), and the
 # fuzz targets for a short while (build-fuzz/).
-# Prints automake's summaries and, last, one line "N passed, N failed, N skipped" over all.
+# Prints automake's summaries, then "N skipped" and, last, one line "N passed, N failed" over all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 if [ ! -x configure ]; then
-    autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+    autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 total_pass=0 total_fail=0 total_skip=0
 
@@ -85,5 +85,6 @@ if command -v clang >/dev/null 2>&1 &&
 fi
 run_build build-fuzz "--enable-fuzz $fuzz_cc" tests/fuzz/fuzz.sh
 
-echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+echo "$total_skip skipped"
+echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]
