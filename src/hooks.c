@@ -333,7 +333,7 @@ KTIME_NO_SAN static bool cupti_absent(const char *name)
  * with p, the function found, as the wrapper's real one; unless the wrapper already has
  * another (a tool preloaded after ktime that wraps CUPTI too, and may be the caller: it
  * gets p, or it would call itself through ktime). */
-KTIME_NO_TSAN static void *cupti_watched(const char *name, void *p)
+KTIME_NO_SAN static void *cupti_watched(const char *name, void *p)
 {
 #define HOOK_CUPTI(cname, params, args)                                                    \
     if (streq(name, #cname)) {                                                             \
