@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "mpmc.h"
@@ -46,7 +47,7 @@ static void *producer(void *arg)
     uint32_t base = (uint32_t)(uintptr_t)arg * PER_PRODUCER;
     for (uint32_t i = 0; i < PER_PRODUCER; i++)
         while (!mpmc_push(&q, base + i))
-            ;
+            sched_yield(); /* full: eight spinning threads on two cores starve the others */
     atomic_fetch_add(&producers_done, 1);
     return NULL;
 }
@@ -67,6 +68,7 @@ static void *consumer(void *arg)
             }
             return NULL;
         }
+        sched_yield();
     }
 }
 
