@@ -168,16 +168,9 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     uint32_t slot;
     CUresult r;
 
-    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI) {
-        /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). */
-        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
-            launch_into_capture(k, s, ptds))
-            return false;
-        L->k = k;
-        L->pool = NULL;
-        L->exiting = false;
-        return true;
-    }
+    /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). */
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI)
+        return launch_untimed(L, k, s, ptds);
     launch_busy = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);

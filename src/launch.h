@@ -70,6 +70,20 @@ bool launch_during_exit(struct launch *L, void *handle, int kind);
  * whether it goes into a capture (then it counts as captured, and is no warmup). */
 bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds);
 
+/* A launch past warmup that gets no events (timed by CUPTI, or left out by KTIME_SAMPLE):
+ * false when it goes into a capture (counted as captured there); else fills L so that
+ * launch_end() counts it (failed when the driver refuses it) and returns true. */
+static inline bool launch_untimed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+{
+    if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+        launch_into_capture(k, s, ptds))
+        return false;
+    L->k = k;
+    L->pool = NULL;
+    L->exiting = false;
+    return true;
+}
+
 /* A stream capture began (r: its result), or one ended. Keep kt.captures. */
 void launch_capture_began(CUresult r);
 void launch_capture_ended(CUresult r);
@@ -106,15 +120,8 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
      * failed when the driver refuses it (launch_end, with no pool). */
     if (kt.cfg.sample > 1 &&
         atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI &&
-        !launch_drawn()) {
-        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
-            launch_into_capture(k, s, ptds))
-            return false;
-        L->k = k;
-        L->pool = NULL;
-        L->exiting = false;
-        return true;
-    }
+        !launch_drawn())
+        return launch_untimed(L, k, s, ptds);
     return launch_begin_timed(L, k, s, ptds, n == 0);
 }
 
