@@ -78,9 +78,10 @@ def ktime_kernels(docs):
                 continue
             e = ks.setdefault(k["mangled"], {"calls": 0, "captured": 0, "failed": 0, "in_graph": 0,
                                             "timed": 0, "cupti_timed": 0, "sum_us": 0.0,
-                                            "warmup": 0, "incomplete": 0, "dropped": 0, "hw": None})
+                                            "warmup": 0, "incomplete": 0, "dropped": 0, "hw": None,
+                                            "unsampled": 0, "timed_by_nodes": 0})
             for f in ("calls", "captured", "failed", "in_graph", "timed", "cupti_timed",
-                      "incomplete", "dropped"):
+                      "incomplete", "dropped", "unsampled", "timed_by_nodes"):
                 e[f] += k.get(f, 0)
             e["warmup"] += k.get("warmup_skipped", 0)
             e["sum_us"] += k.get("sum_us", 0.0)
@@ -146,6 +147,14 @@ def part_cupti(a, tmp, rows, bias_rows, notes):
             kv = (k["calls"] - k["captured"] - k["failed"] + k["in_graph"]) if k else 0
             if c != kv:
                 bad.append("%s: CUPTI %d, ktime-cupti %d" % (short(m), c, kv))
+            # Every record in one bucket: more records than launches (another kernel's, under
+            # this name) would pass the count above and skew the mean.
+            if k:
+                buckets = sum(k[f] for f in ("warmup", "captured", "dropped", "failed", "timed",
+                                             "incomplete", "unsampled", "timed_by_nodes"))
+                if buckets != k["calls"] + k["in_graph"]:
+                    bad.append("%s: ktime-cupti buckets %d != calls + in_graph %d" % (
+                        short(m), buckets, k["calls"] + k["in_graph"]))
             # ptds: two threads' kernels overlap on the GPU, so durations differ between runs.
             if k and name in dict(APPS) and name != "ptds" and kc.get(m, {}).get("durs") and \
                     k["mean"] is not None:
@@ -163,6 +172,13 @@ def part_cupti(a, tmp, rows, bias_rows, notes):
             if k.get("hw") and k["hw"].get("timed"):
                 bias_rows.append((name, short(m, 50), k["timed"], k.get("mean_us"), k["hw"]["timed"],
                                   k["hw"]["mean_us"], k["hw"].get("bias_us")))
+        # The floor's own records (ktime's empty kernel at exit) belong to the floor only.
+        for tag, docs in (("cupti", ktd), ("both", kbd)):
+            for doc in docs:
+                for dv in doc.get("devices", []):
+                    if dv.get("floor_events_us") and not dv.get("floor_hw_us"):
+                        bad.append("%s: device %s: floor measured with events but no floor "
+                                   "records" % (tag, dv.get("ordinal")))
         same = out0 == out1 == out2 and rc0 == rc1 == rc2
         tot_c = sum(v["count"] for v in kc.values())
         tot_k = sum(v["calls"] - v["captured"] - v["failed"] + v["in_graph"] for v in kt.values())
