@@ -37,6 +37,8 @@ static struct {
     CUPTI_FUNCTIONS(X)
 #undef X
     CUptiResult (*ActivityFlushPeriod)(uint32_t); /* CUDA 11.1 and newer; optional */
+    CUptiResult (*GetContextId)(CUcontext, uint32_t *);                 /* optional */
+    CUptiResult (*GetStreamIdEx)(CUcontext, CUstream, uint8_t, uint32_t *); /* optional */
     char library[PATH_MAX];
     uint8_t **bufs;          /* nbufs buffers, allocated on first request */
     size_t *valid;           /* bytes of records in each completed buffer */
@@ -79,6 +81,9 @@ static bool try_open(const char *path, int flags)
     CUPTI_FUNCTIONS(X)
 #undef X
     cu.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushPeriod");
+    cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dlsym(h, "cuptiGetContextId");
+    cu.GetStreamIdEx =
+        (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dlsym(h, "cuptiGetStreamIdEx");
     bool ok = true;
 #define X(name, args) ok = ok && cu.name;
     CUPTI_FUNCTIONS(X)
@@ -220,8 +225,20 @@ static void parse(uint8_t *buffer, size_t valid)
             rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        hw_add(&kt.hw, k->name, (int)k->deviceId, k->start, k->end, k->graphId != 0);
+        hw_add(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId, k->start, k->end,
+               k->graphId != 0);
     }
+}
+
+int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name)
+{
+    uint32_t cid, sid;
+
+    if (!atomic_load(&cu.started) || !cu.GetContextId || !cu.GetStreamIdEx ||
+        cu.GetContextId(ctx, &cid) != CUPTI_SUCCESS ||
+        cu.GetStreamIdEx(ctx, s, 0, &sid) != CUPTI_SUCCESS)
+        return -1;
+    return hw_own(&kt.hw, cid, sid, name);
 }
 
 void cuptitimer_drain(void)

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cuda.h>
+
 /* What the timer did, for the report. */
 struct cuptitimer_info {
     const char *library;    /* the libcupti in use, or NULL */
@@ -38,6 +40,12 @@ void cuptitimer_finish(long wait_ms, uint64_t expected);
  * ktime flushes its records, lets go of CUPTI, and times later launches with events.
  * Called by the interposed CUPTI entry points on the client's thread, before the real call. */
 void cuptitimer_foreign(const char *what);
+
+/* The stream s of context ctx carries ktime's own launches of kernel name (a static
+ * string): their records are counted under that name, whatever name CUPTI gives them.
+ * Returns -1 when CUPTI never started for ktime or cannot say the stream's id (the records
+ * then go by CUPTI's names). The exit path, after the stream is made, before its launches. */
+int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name);
 
 void cuptitimer_info(struct cuptitimer_info *out);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuptitimer.h"
 #include "driver.h"
 #include "log.h"
 
@@ -83,7 +84,7 @@ static void *open_late(void *arg)
 
 /* In the current context. Returns the median interval in us, or 0; *launched gets the
  * launches that reached the GPU (each brings a CUPTI record when the CUPTI timer is on). */
-static double measure(long wait_ms, int *launched)
+static double measure(CUcontext ctx, long wait_ms, int *launched)
 {
     struct opener op = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
     pthread_t opener_thread;
@@ -110,6 +111,9 @@ static double measure(long wait_ms, int *launched)
         drv.MemHostGetDevicePointer(&gate_dev, (void *)gate, 0) != CUDA_SUCCESS)
         goto out;
     *gate = 0;
+    /* Under the CUPTI timer the records of this stream are the floor's, whatever CUPTI calls
+     * them (it has named them after a kernel of a module the program unloaded). */
+    cuptitimer_own_stream(ctx, s, FLOOR_KERNEL);
     for (made = 0; made < 2 * FLOOR_LAUNCHES; made++)
         if (drv.EventCreate(&ev[made], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
             goto out;
@@ -229,7 +233,7 @@ int floor_measure(struct report_device *devs, int n, long wait_ms)
             continue;
         if (drv.CtxPushCurrent(pc) == CUDA_SUCCESS) {
             /* Only what was launched: the exit waits for a CUPTI record of each. */
-            devs[i].floor_events_us = measure(wait_ms, &launched);
+            devs[i].floor_events_us = measure(pc, wait_ms, &launched);
             drv.CtxPopCurrent(&popped);
         }
         drv.DevicePrimaryCtxRelease(dev);

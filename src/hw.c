@@ -2,6 +2,7 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "hw.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,10 +55,41 @@ static struct hw_dev *dev_of(struct hw_kernel *k, int device)
     return d;
 }
 
-void hw_add(struct hw *h, const char *name, int device, uint64_t start_ns, uint64_t end_ns,
-            bool in_graph)
+int hw_own(struct hw *h, uint32_t context_id, uint32_t stream_id, const char *name)
 {
-    struct hw_kernel *k = kernel_of(h, name ? name : "<unnamed>");
+    int n = atomic_load_explicit(&h->nown, memory_order_relaxed);
+
+    for (int i = 0; i < n; i++)
+        if (h->own[i].context_id == context_id && h->own[i].stream_id == stream_id) {
+            /* Ids are reused once a stream is gone: the newest owner names it. Only the
+             * exit path writes here, and the drain reads the name pointer whole. */
+            __atomic_store_n(&h->own[i].name, name, __ATOMIC_RELEASE);
+            return 0;
+        }
+    if (n >= HW_OWN_MAX)
+        return -1;
+    h->own[n] = (struct hw_own){ context_id, stream_id, name };
+    atomic_store_explicit(&h->nown, n + 1, memory_order_release);
+    return 0;
+}
+
+static const char *own_name(struct hw *h, uint32_t context_id, uint32_t stream_id)
+{
+    int n = atomic_load_explicit(&h->nown, memory_order_acquire);
+
+    for (int i = 0; i < n; i++)
+        if (h->own[i].context_id == context_id && h->own[i].stream_id == stream_id)
+            return __atomic_load_n(&h->own[i].name, __ATOMIC_ACQUIRE);
+    return NULL;
+}
+
+void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uint32_t stream_id,
+            uint64_t start_ns, uint64_t end_ns, bool in_graph)
+{
+    const char *own = atomic_load_explicit(&h->nown, memory_order_relaxed)
+                          ? own_name(h, context_id, stream_id)
+                          : NULL;
+    struct hw_kernel *k = kernel_of(h, own ? own : name ? name : "<unnamed>");
     struct hw_dev *d;
 
     h->records++;

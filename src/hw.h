@@ -28,8 +28,20 @@ struct hw_kernel {
     UT_hash_handle hh;
 };
 
+/* A stream of ktime's own launches (the timing floor's): its records are counted under the
+ * name given here, whatever name CUPTI gives them. CUPTI has been seen (H200, CUDA 13.0) to
+ * give the floor's kernel, loaded at exit, the name of a kernel whose module the program had
+ * unloaded: 33 floor records then sat in that kernel's row. */
+#define HW_OWN_MAX 64
+struct hw_own {
+    uint32_t context_id, stream_id; /* CUPTI's ids, as in its records */
+    const char *name;               /* static */
+};
+
 struct hw {
     long warmup;             /* KTIME_WARMUP */
+    struct hw_own own[HW_OWN_MAX];
+    _Atomic int nown;        /* entries of own published (release) */
     struct hw_kernel *byname;
     const char *last_ptr;    /* the name pointer of the last record, and its kernel: records
                               * come in runs of one kernel, and CUPTI shares one name string
@@ -43,12 +55,19 @@ struct hw {
 /* Prepares h. */
 void hw_init(struct hw *h, long warmup);
 
-/* Adds one kernel record. start_ns and end_ns are the hardware timestamps; end_ns <= start_ns
- * (CUPTI's "no valid timestamp") counts as bad, not timed. The first h->warmup records of
- * each name, whatever their device, are warmup. name need not outlive the call. One thread
- * at a time (the drain thread, or the exit path once it stopped). */
-void hw_add(struct hw *h, const char *name, int device, uint64_t start_ns, uint64_t end_ns,
-            bool in_graph);
+/* Adds one kernel record of stream stream_id in context context_id. start_ns and end_ns are
+ * the hardware timestamps; end_ns <= start_ns (CUPTI's "no valid timestamp") counts as bad,
+ * not timed. The first h->warmup records of each name, whatever their device, are warmup. A
+ * record of a stream given to hw_own is counted under that stream's name. name need not
+ * outlive the call. One thread at a time (the drain thread, or the exit path once it
+ * stopped). */
+void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uint32_t stream_id,
+            uint64_t start_ns, uint64_t end_ns, bool in_graph);
+
+/* Records of stream stream_id in context context_id are ktime's own, of kernel name (a
+ * static string). Returns -1 when HW_OWN_MAX streams are already given. One thread at a time
+ * (the exit path); hw_add may run meanwhile on the drain thread. */
+int hw_own(struct hw *h, uint32_t context_id, uint32_t stream_id, const char *name);
 
 /* The kernel of name, or NULL. */
 struct hw_kernel *hw_find(struct hw *h, const char *name);
