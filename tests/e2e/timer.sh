@@ -535,7 +535,7 @@ for env in "" FAKECUDA_FORK_CHILD_FAILS=1; do
     run_plain fbase $env "$E2E_BIN/app_fork" 10 5 7
     rm -f "$tmp"/fork.*.json "$tmp/fork.cnt"
     # shellcheck disable=SC2086
-    run_ktime fork $env KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" KTIME_OUTPUT="$tmp/fork.%p.json" \
+    run_ktime fork $FORK_ENV $env KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" KTIME_OUTPUT="$tmp/fork.%p.json" \
         FAKECUDA_COUNT_FILE="$tmp/fork.cnt" "$E2E_BIN/app_fork" --pidfile "$tmp/pid" 10 5 7
     check "$l: same exit status and stdout (the child did not hang)" same_run fbase fork
     check "$l: well within the time limit" within fork 0 10000
