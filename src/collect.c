@@ -24,6 +24,15 @@ struct name_row {
     UT_hash_handle hh;
 };
 
+/* Adds the samples of s to the row's distribution (made on first use; without memory the
+ * row has no quantiles, nothing else is lost). */
+static void merge_sketch(struct report_kernel *rk, const struct sketch *s)
+{
+    if (!rk->sk && !(rk->sk = calloc(1, sizeof *rk->sk)))
+        return;
+    sketch_merge(rk->sk, s);
+}
+
 int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
 {
     struct ktab *t = &kt.ktab;
@@ -106,6 +115,8 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         if (!row || d < 0)
             continue;
         stats_merge(&ks[row - 1].per_dev[d], &a->st);
+        if (a->st.n)
+            merge_sketch(&ks[row - 1], &a->sk);
         /* Pairs the driver could not resolve are drops of reason event_error. */
         ks[row - 1].dropped += a->errors + a->forced;
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
@@ -191,8 +202,10 @@ int collect_hw(struct report *r, bool hw_primary)
             if (d < 0)
                 continue;
             stats_merge(hw_primary ? &rk->per_dev[d] : &rk->hw[d], &hd->st);
-            if (hw_primary)
+            if (hw_primary && hd->st.n) {
                 rk->hw_timed += hd->st.n;
+                merge_sketch(rk, &hd->sk);
+            }
         }
         if (!hw_primary)
             continue;
@@ -230,6 +243,7 @@ void collect_free(struct report *r)
     for (size_t i = 0; i < r->nkernels; i++) {
         free(r->kernels[i].per_dev);
         free(r->kernels[i].hw);
+        free(r->kernels[i].sk);
         free((char *)r->kernels[i].name);
     }
     free(r->kernels);

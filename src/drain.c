@@ -140,6 +140,7 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     } else if (r == 0) {
         if (a) {
             stats_add(&a->st, (double)ms * 1000.0);
+            sketch_add(&a->sk, (double)ms * 1000.0);
             a->ungated += !s->gen;
         }
     } else if (a) {

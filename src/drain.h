@@ -11,6 +11,7 @@
 #include <uthash.h>
 
 #include "pool.h"
+#include "sketch.h"
 #include "stats.h"
 
 #define DRAIN_MAX_POOLS 256
@@ -21,6 +22,7 @@ struct agg {
     uint32_t kernel;       /* ktab id */
     int device;
     struct stats st;       /* timed samples, in microseconds */
+    struct sketch sk;      /* the same samples' distribution (quantiles) */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */
     uint64_t forced;       /* samples voided by the gate watchdog (counted as dropped) */
     uint64_t ungated;      /* samples of launches that were not gated (in st) */

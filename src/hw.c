@@ -113,6 +113,7 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
         return;
     }
     stats_add(&d->st, (double)(end_ns - start_ns) / 1000.0);
+    sketch_add(&d->sk, (double)(end_ns - start_ns) / 1000.0);
 }
 
 void hw_free(struct hw *h)

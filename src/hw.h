@@ -9,12 +9,14 @@
 
 #include <uthash.h>
 
+#include "sketch.h"
 #include "stats.h"
 
 /* One kernel name on one device. */
 struct hw_dev {
     int device;              /* CUDA device ordinal (CUPTI's deviceId) */
     struct stats st;         /* timed records, microseconds */
+    struct sketch sk;        /* their distribution (quantiles) */
     struct hw_dev *next;
 };
 

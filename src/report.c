@@ -56,6 +56,18 @@ struct row {
     int ref;                /* > 0: the full name is listed under this number */
 };
 
+/* A kernel with fewer timed samples than this is flagged: its statistics say little (the
+ * method asks for many samples after warmup). */
+#define FEW_SAMPLES 10
+
+/* The q-quantile of the row's samples (sketch.h: within 1 %), or -1 when it has none. */
+static double row_quantile(const struct row *w, double q)
+{
+    if (!w->all.n || !w->k->sk)
+        return -1;
+    return sketch_quantile(w->k->sk, q, w->all.min, w->all.max);
+}
+
 static const char *row_name(const struct row *r)
 {
     return r->k->name ? r->k->name : (r->k->mangled ? r->k->mangled : "<unnamed>");
@@ -304,27 +316,40 @@ int report_write_text(FILE *f, struct report *r)
                 r->contexts);
     fputc('\n', f);
 
-    fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Calls",
-            "Warmup", "Timed", "Mean us", "Min us", "Max us", "Stddev us", "Kernel");
+    fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s %11s %11s  %s\n", "Time%", "Total ms",
+            "Calls", "Warmup", "Timed", "Mean us", "Med us", "p99 us", "Min us", "Max us",
+            "Stddev us", "Kernel");
     for (size_t i = 0; i < r->nkernels; i++) {
         const struct row *w = &rows[i];
         const struct report_kernel *k = w->k;
-        if (w->all.n > 0)
-            fprintf(f, "%7.2f %12.3f %9llu %7llu %9llu %11.3f %11.3f %11.3f %11.3f  %s",
+        if (w->all.n > 0) {
+            fprintf(f, "%7.2f %12.3f %9llu %7llu %9llu %11.3f ",
                     grand > 0 ? 100.0 * w->total_us / grand : 0.0, w->total_us / 1000.0,
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
-                    (unsigned long long)w->all.n, w->all.mean, w->all.min, w->all.max,
-                    stats_stddev(&w->all), w->shortname);
-        else
-            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s  %s", "-", "-",
+                    (unsigned long long)w->all.n, w->all.mean);
+            for (int j = 0; j < 2; j++) {
+                double v = row_quantile(w, j ? 0.99 : 0.5);
+                if (v >= 0)
+                    fprintf(f, "%11.3f ", v);
+                else
+                    fprintf(f, "%11s ", "-");
+            }
+            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->all.min, w->all.max, stats_stddev(&w->all),
+                    w->shortname);
+        } else {
+            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  %s", "-", "-",
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped, 0ULL,
-                    "-", "-", "-", "-", w->shortname);
+                    "-", "-", "-", "-", "-", "-", w->shortname);
+        }
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
         bool nf = w->all.n && near_floor(r, k, w->all.mean);
+        bool few = w->all.n > 0 && w->all.n < FEW_SAMPLES;
         if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph ||
-            k->by_nodes || nf) {
+            k->by_nodes || nf || few) {
             const char *sep = " (";
+            if (few)
+                fprintf(f, "%sfew samples", sep), sep = ", ";
             if (nf)
                 fprintf(f, "%snear floor", sep), sep = ", ";
             if (k->in_graph)
@@ -351,9 +376,9 @@ int report_write_text(FILE *f, struct report *r)
             const struct stats *s = &k->per_dev[d];
             if (s->n == 0)
                 continue;
-            fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f %11.3f %11.3f %11.3f    on gpu %d\n",
+            fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f %11s %11s %11.3f %11.3f %11.3f    on gpu %d\n",
                     grand > 0 ? 100.0 * s->sum / grand : 0.0, s->sum / 1000.0, "", "",
-                    (unsigned long long)s->n, s->mean, s->min, s->max, stats_stddev(s),
+                    (unsigned long long)s->n, s->mean, "", "", s->min, s->max, stats_stddev(s),
                     r->devices[d].ordinal);
         }
     }
@@ -488,6 +513,28 @@ static void json_num(FILE *f, double v)
     fprintf(f, "%.17g", v);
 }
 
+/* The row's sketch, sparse: [bucket, lower edge us, samples] for each bucket that has any
+ * (sketch.h gives the buckets; two reports' histograms merge by adding counts). */
+static void json_histogram(FILE *f, const struct sketch *s)
+{
+    const char *sep = "";
+
+    fprintf(f, ",\n      \"histogram\": { \"gamma\": ");
+    json_num(f, SKETCH_GAMMA);
+    fprintf(f, ", \"first_edge_us\": ");
+    json_num(f, SKETCH_MIN_US);
+    fprintf(f, ", \"buckets\": [");
+    for (int i = 0; s && i < SKETCH_BUCKETS; i++) {
+        if (!s->c[i])
+            continue;
+        fprintf(f, "%s[%d, ", sep, i);
+        json_num(f, sketch_lower(i));
+        fprintf(f, ", %u]", (unsigned)s->c[i]);
+        sep = ", ";
+    }
+    fprintf(f, "] }");
+}
+
 int report_write_json(FILE *f, struct report *r)
 {
     double grand;
@@ -587,6 +634,19 @@ int report_write_json(FILE *f, struct report *r)
         json_num(f, w->all.max);
         fprintf(f, ",\n      \"stddev_us\": ");
         json_num(f, stats_stddev(&w->all));
+        static const double qs[] = { 0.5, 0.9, 0.99 };
+        static const char *const qn[] = { "p50_us", "p90_us", "p99_us" };
+        for (int j = 0; j < 3; j++) {
+            double v = row_quantile(w, qs[j]);
+            fprintf(f, ",\n      \"%s\": ", qn[j]);
+            if (v >= 0)
+                json_num(f, v);
+            else
+                fputs("null", f);
+        }
+        fprintf(f, ",\n      \"few_samples\": %s",
+                w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false");
+        json_histogram(f, k->sk);
         fprintf(f, ",\n      \"sum_us\": ");
         json_num(f, w->all.sum);
         fprintf(f, ",\n      \"m2_us2\": ");

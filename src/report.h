@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sketch.h"
 #include "stats.h"
 
 #define REPORT_SCHEMA_VERSION 1
@@ -34,6 +35,8 @@ struct report_kernel {
     uint64_t hw_timed;      /* CUPTI timer: of the samples in per_dev, those from CUPTI */
     struct stats *hw;       /* KTIME_TIMER=both: CUPTI's samples per device, or NULL */
     uint64_t unsampled;     /* KTIME_SAMPLE: launches after warmup left untimed by the draw */
+    struct sketch *sk;      /* the distribution of the samples in per_dev, all devices, or
+                             * NULL (none) */
     uint64_t by_nodes;      /* CUPTI timer, graph rows: launches after warmup timed node by
                              * node, in the kernels' rows (in_graph), with no sample here */
 };

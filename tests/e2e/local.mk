@@ -147,6 +147,7 @@ EXTRA_tests_e2e_app_rtld_next_DEPENDENCIES = $(E2E_RTLD_LIBS)
 E2E_TESTS = \
 	tests/e2e/fake.sh \
 	tests/e2e/counts.sh \
+	tests/e2e/quantiles.sh \
 	tests/e2e/warmup.sh \
 	tests/e2e/threads.sh \
 	tests/e2e/pool.sh \

@@ -16,6 +16,7 @@ static struct report_device devs[2] = {
     { 1, "Fake GPU 1", 13000 },
 };
 static struct stats pd[3][2];
+static struct sketch sks[2];
 static struct report_kernel ks[3];
 static const char *argv_[] = { "./app", "--n", "3" };
 
@@ -23,15 +24,22 @@ static struct report make(void)
 {
     struct report r;
     memset(pd, 0, sizeof pd);
-    for (int i = 0; i < 10; i++)
+    memset(sks, 0, sizeof sks);
+    for (int i = 0; i < 10; i++) {
         stats_add(&pd[0][0], 100.0);                 /* small: 1 ms total */
-    for (int i = 0; i < 4; i++)
+        sketch_add(&sks[0], 100.0);
+    }
+    for (int i = 0; i < 4; i++) {
         stats_add(&pd[1][i % 2], i % 2 ? 3000.0 : 1000.0); /* big: 8 ms, on two GPUs */
+        sketch_add(&sks[1], i % 2 ? 3000.0 : 1000.0);
+    }
     ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, 0, pd[0],
                                     "small(float*)" };
     ks[1] = (struct report_kernel){ "_Z3bigIfEvPT_i", REPORT_KERNEL, 9, 0, 2, 1, 0, 2, 3, pd[1],
                                     "void big<float>(float*, int)" };
     ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, 0, pd[2] };
+    ks[0].sk = &sks[0];
+    ks[1].sk = &sks[1];
     memset(&r, 0, sizeof r);
     r.version = "9.9.9";
     r.argv = argv_;
@@ -69,9 +77,16 @@ static void test_text_order_and_numbers(void **state)
     assert_non_null(rare);
     assert_true(big < small && small < rare); /* by total time; untimed last */
     /* big: 4 samples 1000,3000,1000,3000 us: total 8 ms, 88.89 %, stddev 1154.701 */
-    assert_non_null(strstr(t, "  88.89        8.000         9       2         4    2000.000    1000.000    3000.000    1154.701  big<float>"));
-    assert_non_null(strstr(t, "  11.11        1.000        15       5        10     100.000"));
-    assert_non_null(strstr(t, "(2 dropped, 1 failed)"));
+    /* Median and p99 from the sketch (within 1 %, clamped to min and max), printed as read. */
+    char big_row[200];
+    snprintf(big_row, sizeof big_row,
+             "  88.89        8.000         9       2         4    2000.000 %11.3f %11.3f    1000.000    3000.000    1154.701  big<float>",
+             sketch_quantile(&sks[1], 0.5, 1000, 3000), sketch_quantile(&sks[1], 0.99, 1000, 3000));
+    assert_non_null(strstr(t, big_row));
+    assert_true(sketch_quantile(&sks[1], 0.5, 1000, 3000) <= 1010);
+    assert_true(sketch_quantile(&sks[1], 0.99, 1000, 3000) >= 2970);
+    assert_non_null(strstr(t, "  11.11        1.000        15       5        10     100.000     100.000     100.000     100.000"));
+    assert_non_null(strstr(t, "big<float> (few samples, 2 dropped, 1 failed)"));
     assert_non_null(strstr(t, "on gpu 0"));
     assert_non_null(strstr(t, "on gpu 1"));
     assert_non_null(strstr(t, "launches 27 seen: 14 timed, 10 warmup, 0 captured, 2 dropped, 1 failed, 0 incomplete at exit"));
@@ -98,6 +113,16 @@ static void test_json_numbers(void **state)
     assert_non_null(strstr(j, "\"devices\": [0, 1]"));
     assert_non_null(strstr(j, "\"total_ms\": 8,"));
     assert_non_null(strstr(j, "\"sum_us\": 8000,"));
+    /* Quantiles and the histogram: small's 10 samples of 100 us; rare has none. */
+    assert_non_null(strstr(j, "\"p50_us\": 100,\n      \"p90_us\": 100,\n      \"p99_us\": 100,\n"
+                              "      \"few_samples\": false"));
+    assert_non_null(strstr(j, "\"p50_us\": null,\n      \"p90_us\": null,\n      \"p99_us\": null,\n"
+                              "      \"few_samples\": false,\n      \"histogram\": { \"gamma\": 1.02, "
+                              "\"first_edge_us\": 0.050000000000000003, \"buckets\": [] }"));
+    char bucket[64];
+    snprintf(bucket, sizeof bucket, "[%d, ", sketch_bucket(100.0));
+    assert_non_null(strstr(j, bucket));
+    assert_non_null(strstr(j, "\"few_samples\": true")); /* big: 4 samples */
     assert_non_null(strstr(j, "\"m2_us2\": 4000000,"));
     assert_non_null(strstr(j, "{ \"device\": 1, \"timed\": 2, \"sum_us\": 6000, \"m2_us2\": 0, \"min_us\": 3000, \"max_us\": 3000 }"));
     assert_non_null(strstr(j, "\"launches_seen\": 27"));
