@@ -3,26 +3,44 @@
 #include "sketch.h"
 
 #include <math.h>
+#include <pthread.h>
+
+/* The lower edges of the buckets, made once: one log() per sample, no pow(). */
+static double edges[SKETCH_BUCKETS];
+static double inv_log_gamma;
+static pthread_once_t edges_once = PTHREAD_ONCE_INIT;
+
+static void make_edges(void)
+{
+    edges[0] = 0.0;
+    for (int i = 1; i < SKETCH_BUCKETS; i++)
+        edges[i] = SKETCH_MIN_US * pow(SKETCH_GAMMA, i - 1);
+    inv_log_gamma = 1.0 / log(SKETCH_GAMMA);
+}
 
 int sketch_bucket(double x)
 {
+    pthread_once(&edges_once, make_edges);
     if (!(x >= SKETCH_MIN_US)) /* NaN too */
         return 0;
-    double l = log(x / SKETCH_MIN_US) / log(SKETCH_GAMMA);
+    double l = log(x / SKETCH_MIN_US) * inv_log_gamma;
     if (l >= SKETCH_BUCKETS - 2)
-        return SKETCH_BUCKETS - 1;
+        return x >= edges[SKETCH_BUCKETS - 1] ? SKETCH_BUCKETS - 1 : SKETCH_BUCKETS - 2;
     int i = 1 + (int)l;
     /* log rounds: settle an x next to an edge on the side its value is on. */
-    if (i > 1 && x < sketch_lower(i))
+    if (i > 1 && x < edges[i])
         i--;
-    else if (i < SKETCH_BUCKETS - 1 && x >= sketch_lower(i + 1))
+    else if (i < SKETCH_BUCKETS - 1 && x >= edges[i + 1])
         i++;
     return i;
 }
 
 double sketch_lower(int i)
 {
-    return i <= 0 ? 0.0 : SKETCH_MIN_US * pow(SKETCH_GAMMA, i - 1);
+    pthread_once(&edges_once, make_edges);
+    if (i <= 0)
+        return 0.0;
+    return edges[i < SKETCH_BUCKETS ? i : SKETCH_BUCKETS - 1];
 }
 
 void sketch_add(struct sketch *s, double x)
