@@ -13,6 +13,7 @@ Writes DIR/spread.md and prints it. Exit 77 without a GPU.
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,7 +32,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "spread-out"))
     ap.add_argument("cmd", nargs="*")
     a = ap.parse_args()
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+    if not shutil.which("nvidia-smi") or \
+            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("no GPU")
         sys.exit(77)
     lib, gpu = os.path.abspath(a.lib), os.path.abspath(a.gpu)

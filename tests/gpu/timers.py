@@ -312,7 +312,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=420)
     ap.add_argument("--only")
     a = ap.parse_args()
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+    if not shutil.which("nvidia-smi") or \
+            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("no GPU")
         sys.exit(77)
     a.lib = os.path.abspath(a.lib)
