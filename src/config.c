@@ -144,6 +144,8 @@ void config_load(struct config *c, const char *(*get)(const char *))
         c->output = strdup(s);
         if (c->output && has_suffix(s, ".json"))
             c->format = FORMAT_JSON;
+        else if (c->output && has_suffix(s, ".csv"))
+            c->format = FORMAT_CSV;
     } else if (s) {
         log_warn("KTIME_OUTPUT is set but empty; the report goes to stderr");
     }
@@ -154,8 +156,12 @@ void config_load(struct config *c, const char *(*get)(const char *))
             c->format = FORMAT_JSON;
         else if (strcasecmp(s, "text") == 0)
             c->format = FORMAT_TEXT;
+        else if (strcasecmp(s, "csv") == 0)
+            c->format = FORMAT_CSV;
         else
-            log_warn("KTIME_FORMAT='%s' is not text or json; using %s", s,
-                     c->format == FORMAT_JSON ? "json" : "text");
+            log_warn("KTIME_FORMAT='%s' is not text, json or csv; using %s", s,
+                     c->format == FORMAT_JSON  ? "json"
+                     : c->format == FORMAT_CSV ? "csv"
+                                               : "text");
     }
 }

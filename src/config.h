@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
 /* KTIME_GATE: whether a timed launch's stream is held until the launch is queued. */
 enum gate_mode {
@@ -25,7 +25,7 @@ struct config {
     bool disable;            /* KTIME_DISABLE: pure pass-through */
     long warmup;             /* KTIME_WARMUP: launches of each kernel left untimed */
     const char *output;      /* KTIME_OUTPUT: report path, NULL = stderr (owned copy) */
-    enum report_format format; /* KTIME_FORMAT, or .json suffix of KTIME_OUTPUT */
+    enum report_format format; /* KTIME_FORMAT, or the .json/.csv suffix of KTIME_OUTPUT */
     int log_level;           /* KTIME_LOG */
     long pool_cap;           /* KTIME_POOL_CAP: event pairs per context, at most */
     long exit_wait_ms;       /* KTIME_EXIT_WAIT_MS: bound on waiting for pending events */

@@ -47,7 +47,14 @@ void ktime_register_exit(void)
 
 static int write_report(FILE *f, struct report *r)
 {
-    return kt.cfg.format == FORMAT_JSON ? report_write_json(f, r) : report_write_text(f, r);
+    switch (kt.cfg.format) {
+    case FORMAT_JSON:
+        return report_write_json(f, r);
+    case FORMAT_CSV:
+        return report_write_csv(f, r);
+    default:
+        return report_write_text(f, r);
+    }
 }
 
 /* Stops the drain thread and folds in what completes within KTIME_EXIT_WAIT_MS. Returns

@@ -725,3 +725,143 @@ int report_write_json(FILE *f, struct report *r)
     free(rows);
     return finish(f);
 }
+
+/* ---- CSV ---- */
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF, or starts or ends
+ * with a space, its quotes doubled; UTF-8 as in the JSON (a byte that begins no well-formed
+ * sequence is U+FFFD). */
+void report_csv_field(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    bool quote = n && (p[0] == ' ' || p[n - 1] == ' ');
+
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+    if (quote)
+        fputc('"', f);
+    while (*p) {
+        size_t k = utf8_seq(p);
+        if (k == 0) {
+            fputs("\xef\xbf\xbd", f); /* U+FFFD */
+            p++;
+            continue;
+        }
+        if (*p == '"')
+            fputc('"', f);
+        fwrite(p, 1, k, f);
+        p += k;
+    }
+    if (quote)
+        fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    fprintf(f, ",%.17g", v);
+}
+
+static void csv_u(FILE *f, uint64_t v)
+{
+    fprintf(f, ",%llu", (unsigned long long)v);
+}
+
+static void csv_stats(FILE *f, const struct stats *s)
+{
+    csv_num(f, s->mean);
+    csv_num(f, s->min);
+    csv_num(f, s->max);
+    csv_num(f, stats_stddev(s));
+    csv_num(f, s->sum);
+    csv_num(f, s->m2);
+}
+
+int report_write_csv(FILE *f, struct report *r)
+{
+    static const double qs[] = { 0.5, 0.9, 0.99 };
+    double grand;
+    struct row *rows = make_rows(r, &grand);
+
+    if (!rows)
+        return -1;
+    fputs("name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,"
+          "timed,ungated,unsampled,timed_by_nodes,in_graph,cupti_timed,total_ms,total_estimated,"
+          "percent,mean_us,min_us,max_us,stddev_us,sum_us,m2_us2,p50_us,p90_us,p99_us,"
+          "few_samples,near_floor,hw_timed,hw_mean_us,bias_us\r\n", f);
+    for (size_t i = 0; i < r->nkernels; i++) {
+        const struct row *w = &rows[i];
+        const struct report_kernel *k = w->k;
+        const char *kind = k->kind == REPORT_GRAPH ? "graph" : "kernel";
+        int ndev = 0;
+
+        /* The kernel's row (device "all"), then one per GPU when it ran on several. */
+        for (int d = 0; d < r->ndevices; d++)
+            ndev += k->per_dev[d].n > 0;
+        report_csv_field(f, row_name(w));
+        fputc(',', f);
+        report_csv_field(f, k->mangled);
+        fprintf(f, ",%s,all", kind);
+        csv_u(f, k->calls);
+        csv_u(f, k->warmup_skipped);
+        csv_u(f, k->captured);
+        csv_u(f, k->dropped);
+        csv_u(f, k->failed);
+        csv_u(f, k->incomplete);
+        csv_u(f, w->all.n);
+        csv_u(f, k->ungated);
+        csv_u(f, k->unsampled);
+        csv_u(f, k->by_nodes);
+        csv_u(f, k->in_graph);
+        csv_u(f, k->hw_timed);
+        csv_num(f, w->total_us / 1000.0);
+        fprintf(f, ",%s", k->unsampled ? "true" : "false");
+        csv_num(f, grand > 0 ? 100.0 * w->total_us / grand : 0.0);
+        if (w->all.n)
+            csv_stats(f, &w->all);
+        else
+            fputs(",,,,,,", f);
+        for (int j = 0; j < 3; j++) {
+            double v = row_quantile(w, qs[j]);
+            if (v >= 0)
+                csv_num(f, v);
+            else
+                fputc(',', f);
+        }
+        fprintf(f, ",%s,%s", w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false",
+                w->all.n && near_floor(r, k, w->all.mean) ? "true" : "false");
+        if (k->hw) {
+            struct stats h = hw_all(r, k);
+            csv_u(f, h.n);
+            if (h.n)
+                csv_num(f, h.mean);
+            else
+                fputc(',', f);
+            if (h.n && w->all.n)
+                csv_num(f, w->all.mean - h.mean);
+            else
+                fputc(',', f);
+        } else {
+            fputs(",,,", f);
+        }
+        fputs("\r\n", f);
+        for (int d = 0; ndev > 1 && d < r->ndevices; d++) {
+            const struct stats *s = &k->per_dev[d];
+            if (s->n == 0)
+                continue;
+            report_csv_field(f, row_name(w));
+            fputc(',', f);
+            report_csv_field(f, k->mangled);
+            /* Counts are the kernel's; a GPU has only its samples. */
+            fprintf(f, ",%s,%d,,,,,,,%llu,,,,,", kind, r->devices[d].ordinal,
+                    (unsigned long long)s->n);
+            csv_num(f, s->sum / 1000.0);
+            fputc(',', f);
+            csv_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
+            csv_stats(f, s);
+            fputs(",,,,,,,,\r\n", f);
+        }
+    }
+    free(rows);
+    return finish(f);
+}

@@ -91,6 +91,15 @@ int report_write_json(FILE *f, struct report *r);
  * U+10FFFF, cut short) is written as \ufffd, so the output is always valid. Any thread. */
 void report_json_string(FILE *f, const char *s);
 
+/* The CSV report (RFC 4180, CRLF line ends): a header row, then one row per kernel (device
+ * "all") and, for a kernel that ran on several GPUs, one per GPU with its samples' columns.
+ * Every number of the JSON's kernel entries that has a column; docs/report-format.md. Returns
+ * 0, or -1 when writing failed. */
+int report_write_csv(FILE *f, struct report *r);
+
+/* Writes s as one CSV field (quoted where RFC 4180 needs it; UTF-8 as report_json_string). */
+void report_csv_field(FILE *f, const char *s);
+
 /* Shortens a demangled kernel name for a table column: drops the "void " return type
  * and the parameter list, then elides the middle of what is longer than width (at least 8),
  * between UTF-8 characters: the result is then width bytes, or up to 6 fewer.

@@ -76,6 +76,36 @@ check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_versio
 run_ktime js KTIME_OUTPUT="$tmp/r.json" "$A" $ARGS
 check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 1
 
+# csv_report FILE: the header, then k_small and k_big, every line CRLF-ended with 33 fields
+# (these names need no quoting), and the same counts and sums as the JSON report r.json.
+csv_report() {
+    _bad=0
+    head -n 1 "$1" | grep -q '^name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,timed,' ||
+        { echo "no CSV header"; _bad=1; }
+    awk -F, '!/\r$/ { print "line " NR " not CRLF-ended"; bad = 1 } NF != 33 { print "line " NR ": " NF " fields"; bad = 1 } END { exit bad }' "$1" || _bad=1
+    [ "$(wc -l <"$1")" -eq 3 ] || { echo "$(wc -l <"$1") lines, want 3"; _bad=1; }
+    for _k in k_small k_big; do
+        _row=$(awk -F, -v k="$_k" '$2 == k { print $5, $6, $11, $24 }' "$1")
+        _want="$(jv "$tmp/r.json" "kernels[mangled=$_k].calls") $(jv "$tmp/r.json" "kernels[mangled=$_k].warmup_skipped") $(jv "$tmp/r.json" "kernels[mangled=$_k].timed")"
+        case $_row in
+            "$_want "*) ;;
+            *) echo "$_k: CSV calls, warmup, timed '$_row', JSON '$_want'"; _bad=1 ;;
+        esac
+        _sum=${_row##* }
+        jc "$tmp/r.json" "kernels[mangled=$_k].sum_us" '~' "$_sum" || _bad=1
+    done
+    return $_bad
+}
+# shellcheck disable=SC2086
+run_ktime fc KTIME_OUTPUT="$tmp/f.out" KTIME_FORMAT=csv "$A" $ARGS
+check "KTIME_FORMAT=csv with any file name: CSV, the JSON report's numbers" csv_report "$tmp/f.out"
+# shellcheck disable=SC2086
+run_ktime cs KTIME_OUTPUT="$tmp/r.CSV" "$A" $ARGS
+check "KTIME_OUTPUT=*.csv (any case): CSV" csv_report "$tmp/r.CSV"
+# shellcheck disable=SC2086
+run_ktime cj KTIME_OUTPUT="$tmp/r2.csv" KTIME_FORMAT=json "$A" $ARGS
+check "KTIME_FORMAT=json beats the .csv name" jc "$tmp/r2.csv" schema_version == 1
+
 # --- KTIME_OUTPUT placeholders: %p, %h, %q{NAME}, %% -------------------------------------
 # pid_named DIR N: DIR holds exactly N files, each r-PID.json, a JSON report whose "pid" is
 # the PID in its name.

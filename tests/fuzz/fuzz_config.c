@@ -142,11 +142,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = env("KTIME_FORMAT");
     size_t on = c.output ? strlen(c.output) : 0;
     enum report_format fmt = on >= 5 && !strcasecmp(c.output + on - 5, ".json") ? FORMAT_JSON
-                                                                               : FORMAT_TEXT;
+                             : on >= 4 && !strcasecmp(c.output + on - 4, ".csv") ? FORMAT_CSV
+                                                                                 : FORMAT_TEXT;
     if (s && !strcasecmp(s, "json"))
         fmt = FORMAT_JSON;
     else if (s && !strcasecmp(s, "text"))
         fmt = FORMAT_TEXT;
+    else if (s && !strcasecmp(s, "csv"))
+        fmt = FORMAT_CSV;
     FUZZ_ASSERT(c.format == fmt, "format %d", (int)c.format);
     /* At most one warning per variable set (KTIME_LOG's own may come before quiet). */
     FUZZ_ASSERT(fuzz_log_count <= set, "%d warnings for %d variables; last: %s", fuzz_log_count,

@@ -142,6 +142,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     free(buf);
 
+    /* The CSV report: RFC 4180 records, 33 fields each, UTF-8; a header, a record per
+     * kernel, and one per GPU for a kernel with samples on both. */
+    size_t want = 1 + r.nkernels;
+    for (size_t i = 0; i < r.nkernels; i++)
+        want += r.ndevices == 2 && per[i][0].n && per[i][1].n ? 2 : 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    FUZZ_ASSERT(report_write_csv(f, &r) == 0, "report_write_csv failed");
+    fclose(f);
+    FUZZ_ASSERT(fuzz_utf8_valid(buf, len), "CSV is not UTF-8");
+    size_t records = 0;
+    for (size_t p = 0; p < len;) {
+        int fields = 1;
+        for (;;) {
+            if (p < len && buf[p] == '"') { /* quoted: "" is a quote, ends at a lone " */
+                for (p++;; p++) {
+                    FUZZ_ASSERT(p < len, "CSV record %zu: unterminated quoted field", records);
+                    if (buf[p] == '"' && p + 1 < len && buf[p + 1] == '"')
+                        p++;
+                    else if (buf[p] == '"')
+                        break;
+                }
+                p++;
+            } else {
+                while (p < len && buf[p] != ',' && buf[p] != '\r' && buf[p] != '\n') {
+                    FUZZ_ASSERT(buf[p] != '"', "CSV record %zu: quote in an unquoted field",
+                                records);
+                    p++;
+                }
+            }
+            FUZZ_ASSERT(p < len, "CSV record %zu: no CRLF at the end", records);
+            if (buf[p] == ',') {
+                fields++;
+                p++;
+                continue;
+            }
+            FUZZ_ASSERT(buf[p] == '\r' && p + 1 < len && buf[p + 1] == '\n',
+                        "CSV record %zu: a bare CR or LF outside quotes", records);
+            p += 2;
+            break;
+        }
+        FUZZ_ASSERT(fields == 33, "CSV record %zu has %d fields", records, fields);
+        records++;
+    }
+    FUZZ_ASSERT(records == want, "CSV has %zu records, want %zu", records, want);
+    free(buf);
+
     for (int i = 0; i < nstr; i++)
         free(str[i]);
     free(first);

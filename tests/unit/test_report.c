@@ -60,7 +60,10 @@ static char *render(int json)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     struct report r = make();
-    assert_int_equal(json ? report_write_json(f, &r) : report_write_text(f, &r), 0);
+    assert_int_equal(json == 2   ? report_write_csv(f, &r)
+                     : json ? report_write_json(f, &r)
+                            : report_write_text(f, &r),
+                     0);
     fclose(f);
     return buf;
 }
@@ -96,6 +99,58 @@ static void test_text_order_and_numbers(void **state)
     assert_null(strstr(t, "ungated "));
     assert_non_null(strstr(t, "gate     off:"));
     free(t);
+}
+
+/* The CSV report: a header of 33 columns, a row per kernel (device "all") under its full
+ * name, a row per GPU for big, which ran on two, every line CRLF-ended with 33 fields. */
+static void test_csv(void **state)
+{
+    char *c = render(2);
+    assert_non_null(strstr(c, "name,mangled,kind,device,calls,warmup_skipped,captured,dropped,"
+                              "failed,incomplete,timed,"));
+    assert_non_null(strstr(c, "\r\n\"void big<float>(float*, int)\",_Z3bigIfEvPT_i,kernel,all,9,2,0,2,1,0,4,3,"));
+    assert_non_null(strstr(c, "\r\n\"void big<float>(float*, int)\",_Z3bigIfEvPT_i,kernel,0,,,,,,,2,"));
+    assert_non_null(strstr(c, "\r\n\"void big<float>(float*, int)\",_Z3bigIfEvPT_i,kernel,1,,,,,,,2,"));
+    assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
+    assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
+    int lines = 0;
+    for (char *l = c; *l; lines++) {
+        char *e = strstr(l, "\r\n");
+        assert_non_null(e); /* every line ends CRLF */
+        int fields = 1, quoted = 0;
+        for (char *p = l; p < e; p++) {
+            quoted ^= *p == '"';
+            fields += *p == ',' && !quoted;
+        }
+        assert_int_equal(fields, 33);
+        l = e + 2;
+    }
+    assert_int_equal(lines, 1 + 3 + 2);
+    free(c);
+}
+
+/* A field is quoted where RFC 4180 needs it, quotes doubled; stray bytes become U+FFFD. */
+static void test_csv_field(void **state)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        { "plain", "plain" },
+        { "a,b", "\"a,b\"" },
+        { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+        { "two\nlines", "\"two\nlines\"" },
+        { " padded", "\" padded\"" },
+        { "caf\xc3\xa9", "caf\xc3\xa9" },
+        { "k\xff", "k\xef\xbf\xbd" },
+        { "", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        report_csv_field(f, cases[i].in);
+        fclose(f);
+        assert_string_equal(buf, cases[i].out);
+        free(buf);
+    }
 }
 
 static void test_json_numbers(void **state)
@@ -348,6 +403,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_order_and_numbers),
         cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_short_names),
