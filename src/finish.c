@@ -233,18 +233,33 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
 static bool build_and_deliver(double t_built, const char *path_done)
 {
     struct report *r = &done.r;
+    uint64_t drops[DROP_NREASONS], before;
 
-    memset(r->drops, 0, sizeof r->drops);
-    done.late = launches_late();
-    if (collect_kernels(r, done.stopped, done.hw_primary) != 0 ||
-        (done.stopped && collect_hw(r, done.hw_primary) != 0)) {
-        log_warn("out of memory while writing the report");
+    /* A launch another thread is still making may drop while the rows are gathered: its
+     * reason (kt.drops) and its row (k->dropped) would then be read at different moments, and
+     * the reasons not add up to the rows' drops. Gather again (a few times at most) until no
+     * drop came in between. */
+    for (int tries = 0;; tries++) {
+        before = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            before += atomic_load(&kt.drops[i]);
+        memset(r->drops, 0, sizeof r->drops);
+        done.late = launches_late();
+        if (collect_kernels(r, done.stopped, done.hw_primary) != 0 ||
+            (done.stopped && collect_hw(r, done.hw_primary) != 0)) {
+            log_warn("out of memory while writing the report");
+            collect_free(r);
+            return false;
+        }
+        uint64_t after = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            after += drops[i] = atomic_load(&kt.drops[i]);
+        if (after == before || tries == 3)
+            break;
         collect_free(r);
-        return false;
     }
-    /* Last, so that launches made by other threads while the rows were gathered count. */
     for (int i = 0; i < DROP_NREASONS; i++)
-        r->drops[i] += atomic_load(&kt.drops[i]);
+        r->drops[i] += drops[i];
     bool to_file = deliver(r, t_built, path_done);
     collect_free(r);
     return to_file;
