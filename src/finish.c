@@ -183,9 +183,26 @@ static uint64_t launches_late(void)
     return n;
 }
 
+/* Without KTIME_OUTPUT, the name of a rank's report in a job of several processes (a rank
+ * and a world size over 1 in the launcher's variables): N reports would otherwise be
+ * interleaved on the job's one stderr. NULL for a single process: stderr. */
+static const char *rank_default(void)
+{
+    if (outpath_world_size(env_get) < 2 || !outpath_rank(env_get))
+        return NULL;
+    switch (kt.cfg.format) {
+    case FORMAT_JSON:
+        return "ktime-%h-%r.json";
+    case FORMAT_CSV:
+        return "ktime-%h-%r.csv";
+    default:
+        return "ktime-%h-%r.txt";
+    }
+}
+
 /* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
- * so that each process of a multi-process run names its own file), or to stderr. Returns
- * whether it went to the file. */
+ * so that each process of a multi-process run names its own file), to a file per rank in a
+ * job of several processes (rank_default), or to stderr. Returns whether it went to a file. */
 static bool deliver(struct report *r, double t_built, const char *path_done)
 {
     static char path[PATH_MAX];
@@ -194,13 +211,19 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
 
     if (path_done) {
         snprintf(path, sizeof path, "%s", path_done);
-    } else if (kt.cfg.output) {
+    } else if (kt.cfg.output || rank_default()) {
+        const char *tmpl = kt.cfg.output ? kt.cfg.output : rank_default();
         char host[256];
-        if (outpath_expand(kt.cfg.output, r->pid, outpath_hostname(host, sizeof host), path,
+        if (outpath_expand(tmpl, r->pid, outpath_hostname(host, sizeof host), path,
                            sizeof path, env_get) != 0) {
             log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
-                     "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, kt.cfg.output);
+                     "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, tmpl);
             path[0] = '\0';
+        } else if (!kt.cfg.output && strcmp(outpath_rank(env_get), "0") == 0) {
+            /* Said once for the job, by rank 0. */
+            log_warn("%ld processes and no KTIME_OUTPUT: each rank writes its report to "
+                     "%s in its working directory (here %s)", outpath_world_size(env_get),
+                     tmpl, path);
         }
     } else {
         path[0] = '\0';

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +41,42 @@ static void keep(struct sink *s, const char *p, size_t n, const char *tmpl, cons
     put(s, p, n);
 }
 
+static const char *const rank_vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                         "SLURM_PROCID", "MV2_COMM_WORLD_RANK", NULL };
+static const char *const local_vars[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                          "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                          "MV2_COMM_WORLD_LOCAL_RANK", NULL };
+static const char *const size_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                         "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", NULL };
+
+/* The first of vars that is 1 to 9 decimal digits, or NULL. */
+static const char *first_number(const char *const *vars, const char *(*getenv_fn)(const char *))
+{
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv_fn(vars[i]);
+        size_t n = v ? strspn(v, "0123456789") : 0;
+        if (n >= 1 && n <= 9 && v[n] == '\0')
+            return v;
+    }
+    return NULL;
+}
+
+const char *outpath_rank(const char *(*getenv_fn)(const char *name))
+{
+    return first_number(rank_vars, getenv_fn);
+}
+
+const char *outpath_local_rank(const char *(*getenv_fn)(const char *name))
+{
+    return first_number(local_vars, getenv_fn);
+}
+
+long outpath_world_size(const char *(*getenv_fn)(const char *name))
+{
+    const char *v = first_number(size_vars, getenv_fn);
+    return v ? strtol(v, NULL, 10) : 0;
+}
+
 int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
                    const char *(*getenv_fn)(const char *name))
 {
@@ -73,6 +110,15 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
             put(&s, host, strlen(host));
             p++;
             break;
+        case 'r':
+        case 'l': {
+            const char *v = *p == 'r' ? outpath_rank(getenv_fn) : outpath_local_rank(getenv_fn);
+            if (!v)
+                v = "0";
+            put(&s, v, strlen(v));
+            p++;
+            break;
+        }
         case 'q': {
             const char *name = p + 2;
             const char *end = p[1] == '{' ? strchr(name, '}') : NULL;

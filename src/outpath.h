@@ -1,4 +1,5 @@
-/* outpath.h - expands the placeholders of KTIME_OUTPUT into the report's file name. */
+/* outpath.h - expands the placeholders of KTIME_OUTPUT into the report's file name, and
+ * reads the rank and size of a multi-process job from its launcher's variables. */
 #ifndef KTIME_OUTPATH_H
 #define KTIME_OUTPATH_H
 
@@ -11,6 +12,8 @@
  *   %p        pid
  *   %h        host (OUTPATH_UNKNOWN_HOST when host is NULL)
  *   %q{NAME}  getenv_fn(NAME); an unset NAME gives "" and one "ktime:" warning naming it
+ *   %r        the rank (outpath_rank), "0" when none is found
+ *   %l        the local rank (outpath_local_rank), "0" when none is found
  *   %%        a single %
  * Anything else after a % (or a % at the end), an unterminated or empty %q{, or a NAME
  * longer than 255 bytes is kept as written, with one warning per call for the first one.
@@ -19,6 +22,19 @@
  * call getenv_fn. */
 int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
                    const char *(*getenv_fn)(const char *name));
+
+/* The process's rank in a multi-process job, from the first of RANK (torchrun),
+ * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK that holds a
+ * decimal number of 1 to 9 digits (anything else in one is passed over); NULL when none. */
+const char *outpath_rank(const char *(*getenv_fn)(const char *name));
+
+/* Likewise its rank on this node: LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+ * SLURM_LOCALID, MV2_COMM_WORLD_LOCAL_RANK. */
+const char *outpath_local_rank(const char *(*getenv_fn)(const char *name));
+
+/* The number of processes of the job, from WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+ * SLURM_NTASKS, MV2_COMM_WORLD_SIZE (the first that is a number as above); 0 when none. */
+long outpath_world_size(const char *(*getenv_fn)(const char *name));
 
 /* Writes this machine's host name into buf (n bytes), or OUTPATH_UNKNOWN_HOST when
  * gethostname fails or the name is empty; always terminated. Returns buf, or the

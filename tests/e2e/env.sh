@@ -164,6 +164,37 @@ check "KTIME_OUTPUT=100%%-%%p.json: a literal % (100%-%p.json), JSON" jc "$tmp/1
 run_ktime ph KTIME_OUTPUT="$tmp/h-%h.json" "$A" $ARGS
 check "KTIME_OUTPUT=h-%h.json: named with the host name" jc "$tmp/h-$(uname -n).json" schema_version == 1
 
+# --- %r, %l, and a job of several ranks without KTIME_OUTPUT -----------------------------
+# shellcheck disable=SC2086
+run_ktime rk KTIME_OUTPUT="$tmp/r%r-l%l.json" RANK=2 LOCAL_RANK=0 WORLD_SIZE=4 "$A" $ARGS
+check "%r-%l, torchrun's RANK=2 LOCAL_RANK=0: r2-l0.json, nothing on stderr" \
+    sh -c "'$JCHECK' '$tmp/r2-l0.json' schema_version == 1 && [ ! -s '$tmp/rk.err' ]"
+# shellcheck disable=SC2086
+run_ktime ro KTIME_OUTPUT="$tmp/r%r-l%l.json" OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=1 "$A" $ARGS
+check "%r-%l, Open MPI's variables (rank 3, local 1): r3-l1.json" jc "$tmp/r3-l1.json" schema_version == 1
+# shellcheck disable=SC2086
+run_ktime rn KTIME_OUTPUT="$tmp/n%r-%l.json" "$A" $ARGS
+check "%r-%l with no launcher's variables: 0 and 0" jc "$tmp/n0-0.json" schema_version == 1
+host=$(uname -n)
+mkdir "$tmp/rd"
+# shellcheck disable=SC2086
+(cd "$tmp/rd" && run_ktime rd0 RANK=0 WORLD_SIZE=2 "$A" $ARGS && run_ktime rd1 RANK=1 WORLD_SIZE=2 "$A" $ARGS)
+check "2 ranks, no KTIME_OUTPUT: each writes ktime-HOST-RANK.txt in its directory" \
+    sh -c "[ \$(ls '$tmp/rd' | wc -l) = 2 ] && [ -s '$tmp/rd/ktime-$host-0.txt' ] && [ -s '$tmp/rd/ktime-$host-1.txt' ]"
+check "2 ranks, no KTIME_OUTPUT: rank 1's report is a text report" text_report "$tmp/rd/ktime-$host-1.txt"
+check "2 ranks, no KTIME_OUTPUT: rank 0 says where, once; rank 1 says nothing" \
+    sh -c "[ \$(wc -l <'$tmp/rd0.err') = 1 ] && grep '^ktime:' '$tmp/rd0.err' | grep -q 'ktime-%h-%r.txt' && [ ! -s '$tmp/rd1.err' ]"
+check "2 ranks: same exit status and stdout as without ktime" same_run base rd1
+mkdir "$tmp/rj"
+# shellcheck disable=SC2086
+(cd "$tmp/rj" && run_ktime rj KTIME_FORMAT=json OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 "$A" $ARGS)
+check "3 Open MPI ranks, KTIME_FORMAT=json: ktime-HOST-1.json" jc "$tmp/rj/ktime-$host-1.json" schema_version == 1
+mkdir "$tmp/r1"
+# shellcheck disable=SC2086
+(cd "$tmp/r1" && run_ktime r1 RANK=0 WORLD_SIZE=1 "$A" $ARGS)
+check "a job of 1 rank: the report on stderr, no file" sh -c "[ -z \"\$(ls '$tmp/r1')\" ]"
+check "a job of 1 rank: stderr holds the text report" text_report "$tmp/r1.err"
+
 # shellcheck disable=SC2086
 run_ktime px KTIME_OUTPUT="$tmp/x-%x-%y.json" "$A" $ARGS
 check "KTIME_OUTPUT with unknown placeholders: same exit status and stdout" same_run base px

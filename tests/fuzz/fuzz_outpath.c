@@ -44,6 +44,29 @@ static void put(struct buf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
+/* %r and %l as outpath.h describes them: the first variable of the list holding 1 to 9
+ * decimal digits and nothing else, or "0". */
+static const char *rank_of(const char *const *vars)
+{
+    for (; *vars; vars++) {
+        const char *v = env(*vars);
+        size_t n = 0;
+        if (!v)
+            continue;
+        while (v[n] >= '0' && v[n] <= '9')
+            n++;
+        if (n >= 1 && n <= 9 && !v[n])
+            return v;
+    }
+    return "0";
+}
+
+static const char *const ranks[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID", "MV2_COMM_WORLD_RANK", NULL };
+static const char *const locals[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                      "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                      "MV2_COMM_WORLD_LOCAL_RANK", NULL };
+
 /* The expansion as outpath.h describes it. */
 static char *expand(const char *t, long pid, const char *host, size_t *len)
 {
@@ -62,6 +85,9 @@ static char *expand(const char *t, long pid, const char *host, size_t *len)
         } else if (t[1] == 'h') {
             const char *h = host ? host : OUTPATH_UNKNOWN_HOST;
             put(&b, h, strlen(h)), t += 2;
+        } else if (t[1] == 'r' || t[1] == 'l') {
+            const char *v = rank_of(t[1] == 'r' ? ranks : locals);
+            put(&b, v, strlen(v)), t += 2;
         } else if (t[1] == 'q' && t[2] == '{') {
             const char *close = strchr(t + 3, '}');
             size_t n = close ? (size_t)(close - (t + 3)) : 0;

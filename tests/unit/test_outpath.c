@@ -113,6 +113,51 @@ static void test_env(void **state)
     expands_quietly("x%q{EMPTY}y", "xy"); /* set but empty: no warning */
 }
 
+/* %r and %l: the launchers' variables in order, only decimal numbers; "0" when none. */
+static const char *const *table;
+static const char *table_getenv(const char *name)
+{
+    for (const char *const *p = table; p[0]; p += 2)
+        if (strcmp(p[0], name) == 0)
+            return p[1];
+    return NULL;
+}
+
+static void test_rank(void **state)
+{
+    static const char *const torchrun[] = { "RANK", "5", "LOCAL_RANK", "1", "WORLD_SIZE", "8",
+                                            NULL };
+    static const char *const ompi[] = { "RANK", "x", "OMPI_COMM_WORLD_RANK", "12",
+                                        "PMI_RANK", "9", "OMPI_COMM_WORLD_LOCAL_RANK", "4",
+                                        "OMPI_COMM_WORLD_SIZE", "16", NULL };
+    static const char *const odd[] = { "RANK", "", "PMI_RANK", "-1", "PMIX_RANK", "1234567890",
+                                       "SLURM_PROCID", "7 ", "MV2_COMM_WORLD_RANK", "../1",
+                                       "WORLD_SIZE", "1", NULL };
+    static const char *const none[] = { NULL };
+    char out[64];
+
+    table = torchrun;
+    assert_string_equal(outpath_rank(table_getenv), "5");
+    assert_string_equal(outpath_local_rank(table_getenv), "1");
+    assert_int_equal(outpath_world_size(table_getenv), 8);
+    assert_int_equal(outpath_expand("r%r-l%l-%p", 7, "h", out, sizeof out, table_getenv), 0);
+    assert_string_equal(out, "r5-l1-7");
+    table = ompi; /* RANK is not a number: Open MPI's variables answer */
+    assert_string_equal(outpath_rank(table_getenv), "12");
+    assert_string_equal(outpath_local_rank(table_getenv), "4");
+    assert_int_equal(outpath_world_size(table_getenv), 16);
+    table = odd; /* empty, signed, too long, trailing space, a path: none is a rank */
+    assert_null(outpath_rank(table_getenv));
+    assert_null(outpath_local_rank(table_getenv));
+    assert_int_equal(outpath_world_size(table_getenv), 1);
+    assert_int_equal(outpath_expand("r%r-l%l", 7, "h", out, sizeof out, table_getenv), 0);
+    assert_string_equal(out, "r0-l0");
+    table = none;
+    assert_null(outpath_rank(table_getenv));
+    assert_int_equal(outpath_world_size(table_getenv), 0);
+    expands_quietly("r%r-l%l.json", "r3-l0.json"); /* the file's table: RANK=3 */
+}
+
 static void test_env_unset_warns_naming_it(void **state)
 {
     char out[64];
@@ -230,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_pid),
         cmocka_unit_test(test_host),
         cmocka_unit_test(test_env),
+        cmocka_unit_test(test_rank),
         cmocka_unit_test(test_env_unset_warns_naming_it),
         cmocka_unit_test(test_percent_escape),
         cmocka_unit_test(test_unknown_placeholder_kept),
