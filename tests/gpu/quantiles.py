@@ -15,14 +15,13 @@ than 1 % + 0.03 %.
 import argparse
 import math
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timers import WARMUP, kcount_kernels, load_all, run, short  # noqa: E402
+from timers import WARMUP, need_gpu, kcount_kernels, load_all, run, short  # noqa: E402
 
 PROGRAMS = [["app_static"], ["app_driver"], ["app_paths", "-s", "cluster,coop,streams,rtc"]]
 QS = (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99))
@@ -34,10 +33,7 @@ def main():
     ap.add_argument("--gpu", required=True)
     ap.add_argument("--out", default=os.environ.get("OUT", "quantiles-out"))
     a = ap.parse_args()
-    if not shutil.which("nvidia-smi") or \
-            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("no GPU")
-        sys.exit(77)
+    need_gpu()
     lib, gpu = os.path.abspath(a.lib), os.path.abspath(a.gpu)
     tmp = tempfile.mkdtemp(prefix="ktime-quantiles.")
     rows, worst = [], 0.0

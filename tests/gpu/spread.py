@@ -13,7 +13,6 @@ Writes DIR/spread.md and prints it. Exit 77 without a GPU.
 """
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timers import WARMUP, kcount_kernels, ktime_kernels, load_all, run, short  # noqa: E402
+from timers import WARMUP, need_gpu, kcount_kernels, ktime_kernels, load_all, run, short  # noqa: E402
 
 
 def main():
@@ -32,10 +31,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "spread-out"))
     ap.add_argument("cmd", nargs="*")
     a = ap.parse_args()
-    if not shutil.which("nvidia-smi") or \
-            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("no GPU")
-        sys.exit(77)
+    need_gpu()
     lib, gpu = os.path.abspath(a.lib), os.path.abspath(a.gpu)
     cmd = a.cmd or [os.path.join(gpu, "app_paths")]
     tmp = tempfile.mkdtemp(prefix="ktime-spread.")

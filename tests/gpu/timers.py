@@ -58,6 +58,14 @@ def run(cmd, env_extra, cwd, timeout=240):
     return rc, out, err, time.monotonic() - t
 
 
+def need_gpu():
+    """Exits 77 (skipped) where there is no GPU."""
+    if not shutil.which("nvidia-smi") or \
+            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        print("no GPU")
+        sys.exit(77)
+
+
 def load_all(pattern):
     docs = []
     for p in sorted(glob.glob(pattern)):
@@ -312,10 +320,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=420)
     ap.add_argument("--only")
     a = ap.parse_args()
-    if not shutil.which("nvidia-smi") or \
-            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("no GPU")
-        sys.exit(77)
+    need_gpu()
     a.lib = os.path.abspath(a.lib)
     a.gpu = os.path.abspath(a.gpu)
     a.kcount = os.path.join(a.gpu, "libkcount.so")

@@ -101,6 +101,18 @@ static void test_text_order_and_numbers(void **state)
     free(t);
 }
 
+/* fn(f, in) writes exactly want. */
+static void writes(void (*fn)(FILE *, const char *), const char *in, const char *want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fn(f, in);
+    fclose(f);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
 /* The CSV report: a header of 33 columns, a row per kernel (device "all") under its full
  * name, a row per GPU for big, which ran on two, every line CRLF-ended with 33 fields. */
 static void test_csv(void **state)
@@ -142,15 +154,8 @@ static void test_csv_field(void **state)
         { "k\xff", "k\xef\xbf\xbd" },
         { "", "" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        report_csv_field(f, cases[i].in);
-        fclose(f);
-        assert_string_equal(buf, cases[i].out);
-        free(buf);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        writes(report_csv_field, cases[i].in, cases[i].out);
 }
 
 static void test_json_numbers(void **state)
@@ -221,15 +226,8 @@ static void test_json_utf8(void **state)
         { "\x7f\xef\xbf\xbf", "\"\x7f\xef\xbf\xbf\"" },         /* DEL, U+FFFF: valid */
     };
 
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        report_json_string(f, cases[i].in);
-        fclose(f);
-        assert_string_equal(buf, cases[i].want);
-        free(buf);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        writes(report_json_string, cases[i].in, cases[i].want);
     /* The same through the whole report: the row's name and mangled name. */
     char *buf = NULL;
     size_t len = 0;
