@@ -24,13 +24,19 @@ struct name_row {
     UT_hash_handle hh;
 };
 
-/* Adds the samples of s to the row's distribution (made on first use; without memory the
- * row has no quantiles, nothing else is lost). */
-static void merge_sketch(struct report_kernel *rk, const struct sketch *s)
+/* Adds the samples of s, from device index d, to the row's distributions, all devices and
+ * d's own (made on first use; without memory the row has no quantiles, nothing else is
+ * lost). */
+static void merge_sketch(const struct report *r, struct report_kernel *rk, int d,
+                         const struct sketch *s)
 {
     if (!rk->sk && !(rk->sk = calloc(1, sizeof *rk->sk)))
         return;
     sketch_merge(rk->sk, s);
+    if (!rk->dev_sk &&
+        !(rk->dev_sk = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->dev_sk)))
+        return;
+    sketch_merge(&rk->dev_sk[d], s);
 }
 
 int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
@@ -116,7 +122,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
             continue;
         stats_merge(&ks[row - 1].per_dev[d], &a->st);
         if (a->st.n)
-            merge_sketch(&ks[row - 1], &a->sk);
+            merge_sketch(r, &ks[row - 1], d, &a->sk);
         /* Pairs the driver could not resolve are drops of reason event_error. */
         ks[row - 1].dropped += a->errors + a->forced;
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
@@ -204,7 +210,7 @@ int collect_hw(struct report *r, bool hw_primary)
             stats_merge(hw_primary ? &rk->per_dev[d] : &rk->hw[d], &hd->st);
             if (hw_primary && hd->st.n) {
                 rk->hw_timed += hd->st.n;
-                merge_sketch(rk, &hd->sk);
+                merge_sketch(r, rk, d, &hd->sk);
             }
         }
         if (!hw_primary)
@@ -244,6 +250,7 @@ void collect_free(struct report *r)
         free(r->kernels[i].per_dev);
         free(r->kernels[i].hw);
         free(r->kernels[i].sk);
+        free(r->kernels[i].dev_sk);
         free((char *)r->kernels[i].name);
     }
     free(r->kernels);

@@ -68,6 +68,15 @@ static double row_quantile(const struct row *w, double q)
     return sketch_quantile(w->k->sk, q, w->all.min, w->all.max);
 }
 
+/* Likewise over device index d's samples only. */
+static double dev_quantile(const struct report_kernel *k, int d, double q)
+{
+    const struct stats *s = &k->per_dev[d];
+    if (!s->n || !k->dev_sk)
+        return -1;
+    return sketch_quantile(&k->dev_sk[d], q, s->min, s->max);
+}
+
 static const char *row_name(const struct row *r)
 {
     return r->k->name ? r->k->name : (r->k->mangled ? r->k->mangled : "<unnamed>");
@@ -376,9 +385,17 @@ int report_write_text(FILE *f, struct report *r)
             const struct stats *s = &k->per_dev[d];
             if (s->n == 0)
                 continue;
-            fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f %11s %11s %11.3f %11.3f %11.3f    on gpu %d\n",
+            fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f ",
                     grand > 0 ? 100.0 * s->sum / grand : 0.0, s->sum / 1000.0, "", "",
-                    (unsigned long long)s->n, s->mean, "", "", s->min, s->max, stats_stddev(s),
+                    (unsigned long long)s->n, s->mean);
+            for (int j = 0; j < 2; j++) {
+                double v = dev_quantile(k, d, j ? 0.99 : 0.5);
+                if (v >= 0)
+                    fprintf(f, "%11.3f ", v);
+                else
+                    fprintf(f, "%11s ", "");
+            }
+            fprintf(f, "%11.3f %11.3f %11.3f    on gpu %d\n", s->min, s->max, stats_stddev(s),
                     r->devices[d].ordinal);
         }
     }
@@ -690,6 +707,14 @@ int report_write_json(FILE *f, struct report *r)
             json_num(f, s->min);
             fprintf(f, ", \"max_us\": ");
             json_num(f, s->max);
+            for (int j = 0; j < 3; j++) {
+                double v = dev_quantile(k, d, qs[j]);
+                fprintf(f, ", \"%s\": ", qn[j]);
+                if (v >= 0)
+                    json_num(f, v);
+                else
+                    fputs("null", f);
+            }
             fprintf(f, " }");
             sep = ",";
         }
@@ -859,7 +884,14 @@ int report_write_csv(FILE *f, struct report *r)
             fputc(',', f);
             csv_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
             csv_stats(f, s);
-            fputs(",,,,,,,,\r\n", f);
+            for (int j = 0; j < 3; j++) {
+                double v = dev_quantile(k, d, qs[j]);
+                if (v >= 0)
+                    csv_num(f, v);
+                else
+                    fputc(',', f);
+            }
+            fputs(",,,,,\r\n", f);
         }
     }
     free(rows);

@@ -37,6 +37,7 @@ struct report_kernel {
     uint64_t unsampled;     /* KTIME_SAMPLE: launches after warmup left untimed by the draw */
     struct sketch *sk;      /* the distribution of the samples in per_dev, all devices, or
                              * NULL (none) */
+    struct sketch *dev_sk;  /* the same per device, like per_dev, or NULL (none) */
     uint64_t by_nodes;      /* CUPTI timer, graph rows: launches after warmup timed node by
                              * node, in the kernels' rows (in_graph), with no sample here */
 };

@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct report_device dev[2];
     struct report_kernel k[4];
     struct stats per[4][2], hw[4][2];
-    static struct sketch sk[4]; /* 4 KB each */
+    static struct sketch sk[4], dsk[4][2]; /* 4 KB each */
     const char *argv[3];
 
     one_string(first);
@@ -75,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(per, 0, sizeof per);
     memset(hw, 0, sizeof hw);
     memset(sk, 0, sizeof sk);
+    memset(dsk, 0, sizeof dsk);
 #define STR() (str[nstr] = fuzz_field(&in), str[nstr++])
     uint8_t shape = fuzz_byte(&in);
     r.version = STR();
@@ -115,11 +116,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         k[i].per_dev = per[i];
         k[i].hw = how & 8 ? hw[i] : NULL;
         k[i].sk = how & 16 ? &sk[i] : NULL; /* the quantiles and the histogram, or none */
+        k[i].dev_sk = how & 32 ? dsk[i] : NULL;
         for (int d = 0; d < r.ndevices; d++)
             for (int s = fuzz_byte(&in) % 8; s > 0; s--) {
                 double x = fuzz_byte(&in) * 0.5;
                 stats_add(&per[i][d], x);
                 sketch_add(&sk[i], x);
+                sketch_add(&dsk[i][d], x);
                 stats_add(&hw[i][d], fuzz_byte(&in) * 0.25);
             }
     }

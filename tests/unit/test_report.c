@@ -16,7 +16,7 @@ static struct report_device devs[2] = {
     { 1, "Fake GPU 1", 13000 },
 };
 static struct stats pd[3][2];
-static struct sketch sks[2];
+static struct sketch sks[2], big_dev[2];
 static struct report_kernel ks[3];
 static const char *argv_[] = { "./app", "--n", "3" };
 
@@ -25,6 +25,7 @@ static struct report make(void)
     struct report r;
     memset(pd, 0, sizeof pd);
     memset(sks, 0, sizeof sks);
+    memset(big_dev, 0, sizeof big_dev);
     for (int i = 0; i < 10; i++) {
         stats_add(&pd[0][0], 100.0);                 /* small: 1 ms total */
         sketch_add(&sks[0], 100.0);
@@ -32,6 +33,7 @@ static struct report make(void)
     for (int i = 0; i < 4; i++) {
         stats_add(&pd[1][i % 2], i % 2 ? 3000.0 : 1000.0); /* big: 8 ms, on two GPUs */
         sketch_add(&sks[1], i % 2 ? 3000.0 : 1000.0);
+        sketch_add(&big_dev[i % 2], i % 2 ? 3000.0 : 1000.0);
     }
     ks[0] = (struct report_kernel){ "_Z5smallPf", REPORT_KERNEL, 15, 0, 0, 0, 0, 5, 0, pd[0],
                                     "small(float*)" };
@@ -40,6 +42,7 @@ static struct report make(void)
     ks[2] = (struct report_kernel){ "rare_kernel", REPORT_KERNEL, 3, 0, 0, 0, 0, 3, 0, pd[2] };
     ks[0].sk = &sks[0];
     ks[1].sk = &sks[1];
+    ks[1].dev_sk = big_dev;
     memset(&r, 0, sizeof r);
     r.version = "9.9.9";
     r.argv = argv_;
@@ -91,7 +94,7 @@ static void test_text_order_and_numbers(void **state)
     assert_non_null(strstr(t, "  11.11        1.000        15       5        10     100.000     100.000     100.000     100.000"));
     assert_non_null(strstr(t, "big<float> (few samples, 2 dropped, 1 failed)"));
     assert_non_null(strstr(t, "on gpu 0"));
-    assert_non_null(strstr(t, "on gpu 1"));
+    assert_non_null(strstr(t, "   3000.000    3000.000    3000.000    3000.000    3000.000       0.000    on gpu 1"));
     assert_non_null(strstr(t, "launches 27 seen: 14 timed, 10 warmup, 0 captured, 2 dropped, 1 failed, 0 incomplete at exit"));
     assert_non_null(strstr(t, "pool_exhausted 2"));
     assert_non_null(strstr(t, "gate_late 0"));
@@ -125,6 +128,8 @@ static void test_csv(void **state)
     assert_non_null(strstr(c, "\r\n\"void big<float>(float*, int)\",_Z3bigIfEvPT_i,kernel,1,,,,,,,2,"));
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
     assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
+    assert_non_null(strstr(c, ",kernel,1,,,,,,,2,,,,,,6,,66.6666666666666"));
+    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,\r\n")); /* gpu 1's p50-p99 */
     int lines = 0;
     for (char *l = c; *l; lines++) {
         char *e = strstr(l, "\r\n");
@@ -184,7 +189,8 @@ static void test_json_numbers(void **state)
     assert_non_null(strstr(j, bucket));
     assert_non_null(strstr(j, "\"few_samples\": true")); /* big: 4 samples */
     assert_non_null(strstr(j, "\"m2_us2\": 4000000,"));
-    assert_non_null(strstr(j, "{ \"device\": 1, \"timed\": 2, \"sum_us\": 6000, \"m2_us2\": 0, \"min_us\": 3000, \"max_us\": 3000 }"));
+    assert_non_null(strstr(j, "{ \"device\": 1, \"timed\": 2, \"sum_us\": 6000, \"m2_us2\": 0, \"min_us\": 3000, \"max_us\": 3000, "
+                              "\"p50_us\": 3000, \"p90_us\": 3000, \"p99_us\": 3000 }"));
     assert_non_null(strstr(j, "\"launches_seen\": 27"));
     assert_non_null(strstr(j, "\"pool_exhausted\": 2"));
     /* the big kernel comes first */
