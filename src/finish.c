@@ -311,6 +311,17 @@ void finish_report(bool from_drain_thread)
     r->argc = sysinfo_cmdline(done.cmdline, sizeof done.cmdline, done.argv, 256);
     r->argv = done.argv;
     r->pid = (long)getpid();
+    {
+        static char host[256];
+        struct timespec now;
+        r->host = outpath_hostname(host, sizeof host);
+        r->rank = outpath_rank(env_get);
+        r->local_rank = outpath_local_rank(env_get);
+        r->world_size = outpath_world_size(env_get);
+        r->start_unix = kt.start_unix;
+        if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+            r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
+    }
     r->warmup = kt.cfg.warmup;
     r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
     describe_gate(r);

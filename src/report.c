@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int report_short_name(const char *full, char *out, size_t outsz, size_t width)
 {
@@ -276,6 +277,17 @@ int report_write_text(FILE *f, struct report *r)
     for (int i = 0; i < r->argc; i++)
         fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
     fprintf(f, "\npid      %ld\n", r->pid);
+    if (r->host || r->rank) {
+        fprintf(f, "host     %s", r->host ? r->host : "unknown");
+        if (r->rank) {
+            fprintf(f, ", rank %s", r->rank);
+            if (r->world_size > 0)
+                fprintf(f, " of %ld", r->world_size);
+            if (r->local_rank)
+                fprintf(f, " (local rank %s)", r->local_rank);
+        }
+        fputc('\n', f);
+    }
     for (int d = 0; d < r->ndevices; d++)
         fprintf(f, "gpu %-4d %s, driver %s%sCUDA %d.%d\n", r->devices[d].ordinal,
                 r->devices[d].name, r->devices[d].driver, *r->devices[d].driver ? ", " : "",
@@ -552,6 +564,20 @@ static void json_histogram(FILE *f, const struct sketch *s)
     fprintf(f, "] }");
 }
 
+/* A wall-clock time as a JSON string, ISO 8601 in UTC to the millisecond; null when 0. */
+static void json_time(FILE *f, double unix_s)
+{
+    char buf[40];
+    struct tm tm;
+    time_t t = (time_t)unix_s;
+
+    if (unix_s <= 0 || !gmtime_r(&t, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm)) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "\"%s.%03dZ\"", buf, (int)((unix_s - (double)t) * 1000) % 1000);
+}
+
 int report_write_json(FILE *f, struct report *r)
 {
     double grand;
@@ -571,7 +597,32 @@ int report_write_json(FILE *f, struct report *r)
         fputs(i ? ", " : "", f);
         report_json_string(f, r->argv[i]);
     }
-    fprintf(f, "],\n  \"pid\": %ld,\n  \"timing_method\": \"%s\",\n  \"launch_gate\": %s,\n"
+    fprintf(f, "],\n  \"host\": ");
+    if (r->host)
+        report_json_string(f, r->host);
+    else
+        fputs("null", f);
+    /* Digits as the launcher wrote them ("007" is 7: JSON has no leading zeros). */
+    fprintf(f, ",\n  \"rank\": ");
+    if (r->rank)
+        fprintf(f, "%ld", strtol(r->rank, NULL, 10));
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"local_rank\": ");
+    if (r->local_rank)
+        fprintf(f, "%ld", strtol(r->local_rank, NULL, 10));
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"world_size\": ");
+    if (r->world_size > 0)
+        fprintf(f, "%ld", r->world_size);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"start_time\": ");
+    json_time(f, r->start_unix);
+    fprintf(f, ",\n  \"end_time\": ");
+    json_time(f, r->end_unix);
+    fprintf(f, ",\n  \"pid\": %ld,\n  \"timing_method\": \"%s\",\n  \"launch_gate\": %s,\n"
                "  \"launch_gate_mode\": \"%s\",\n  \"launch_gate_requested\": \"%s\",\n"
                "  \"launch_gate_unavailable_contexts\": %u,\n  \"warmup\": %ld,\n",
             r->pid,

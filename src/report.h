@@ -59,6 +59,10 @@ struct report {
     const char *const *argv;   /* command line, argc entries */
     int argc;
     long pid;
+    const char *host;               /* this machine's name, or NULL */
+    const char *rank, *local_rank;  /* the launcher's rank and local rank (digits), or NULL */
+    long world_size;                /* processes in the job, 0 when no launcher says */
+    double start_unix, end_unix;    /* wall clock: ktime's start, the report; 0 unknown */
     long warmup;
     long sample;                    /* KTIME_SAMPLE: about one launch in this many is timed */
     const char *gate;               /* KTIME_GATE as it worked out: "auto", "on" or "off" */

@@ -48,6 +48,7 @@ struct ktime_state {
      * is handed over to another client (then events). */
     _Atomic int timing;
     struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
+    double start_unix;                  /* wall clock at start-up, seconds since the epoch */
 };
 
 extern struct ktime_state kt;

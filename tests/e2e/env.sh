@@ -169,6 +169,15 @@ check "KTIME_OUTPUT=h-%h.json: named with the host name" jc "$tmp/h-$(uname -n).
 run_ktime rk KTIME_OUTPUT="$tmp/r%r-l%l.json" RANK=2 LOCAL_RANK=0 WORLD_SIZE=4 "$A" $ARGS
 check "%r-%l, torchrun's RANK=2 LOCAL_RANK=0: r2-l0.json, nothing on stderr" \
     sh -c "'$JCHECK' '$tmp/r2-l0.json' schema_version == 1 && [ ! -s '$tmp/rk.err' ]"
+check "the JSON names the job: host, rank 2, local rank 0, world size 4" \
+    sh -c "[ \"\$('$JCHECK' '$tmp/r2-l0.json' host)\" = '$(uname -n)' ] && '$JCHECK' '$tmp/r2-l0.json' rank == 2 &&
+           '$JCHECK' '$tmp/r2-l0.json' local_rank == 0 && '$JCHECK' '$tmp/r2-l0.json' world_size == 4"
+check "the JSON has start and end times, ISO 8601 UTC, start before end" \
+    sh -c "s=\$('$JCHECK' '$tmp/r2-l0.json' start_time) e=\$('$JCHECK' '$tmp/r2-l0.json' end_time) &&
+           echo \"\$s\" | grep -Eq '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\\.[0-9]{3}Z\$' &&
+           echo \"\$e\" | grep -Eq 'Z\$' && [ \"\$s\" \\< \"\$e\" -o \"\$s\" = \"\$e\" ]"
+check "no launcher's variables: rank, local_rank and world_size are null" \
+    sh -c "for q in rank local_rank world_size; do '$JCHECK' '$tmp/r.json' \"\$q|type\" | grep -qx null || exit 1; done"
 # shellcheck disable=SC2086
 run_ktime ro KTIME_OUTPUT="$tmp/r%r-l%l.json" OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=1 "$A" $ARGS
 check "%r-%l, Open MPI's variables (rank 3, local 1): r3-l1.json" jc "$tmp/r3-l1.json" schema_version == 1

@@ -85,6 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[i] = STR();
     r.argv = argv;
     r.pid = (long)fuzz_u64(&in);
+    r.host = shape & 1 ? STR() : NULL;
+    r.rank = shape & 2 ? "0042" : NULL;
+    r.world_size = fuzz_byte(&in);
+    r.start_unix = (double)fuzz_u64(&in) / 1e6; /* any, up to far past 9999 */
+    r.end_unix = fuzz_byte(&in) * 1e7;
     r.warmup = fuzz_byte(&in);
     r.sample = fuzz_byte(&in);
     r.gate = gates[fuzz_byte(&in) % 3];

@@ -163,6 +163,36 @@ static void test_csv_field(void **state)
         writes(report_csv_field, cases[i].in, cases[i].out);
 }
 
+/* The job's identity: host, rank (leading zeros dropped: a JSON number), world size, the
+ * start and end times in UTC; null where unknown. */
+static void test_json_job(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct report r = make();
+    r.host = "node\"7";
+    r.rank = "007";
+    r.world_size = 8;
+    r.start_unix = 86400.25;
+    assert_int_equal(report_write_json(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"host\": \"node\\\"7\",\n  \"rank\": 7,\n  \"local_rank\": null,\n"
+                                "  \"world_size\": 8,\n  \"start_time\": \"1970-01-02T00:00:00.250Z\",\n"
+                                "  \"end_time\": null,\n"));
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\nhost     node\"7, rank 007 of 8\n"));
+    free(buf);
+    char *j = render(1); /* none known */
+    assert_non_null(strstr(j, "\"host\": null,\n  \"rank\": null,\n  \"local_rank\": null,\n"
+                              "  \"world_size\": null,\n  \"start_time\": null,\n  \"end_time\": null,\n"));
+    free(j);
+}
+
 static void test_json_numbers(void **state)
 {
     char *j = render(1);
@@ -407,6 +437,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_order_and_numbers),
         cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_json_job),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
