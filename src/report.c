@@ -564,6 +564,16 @@ static void json_histogram(FILE *f, const struct sketch *s)
     fprintf(f, "] }");
 }
 
+/* ",\n  \"key\": v", or null for v < 0. */
+static void json_member_long(FILE *f, const char *key, long v)
+{
+    fprintf(f, ",\n  \"%s\": ", key);
+    if (v >= 0)
+        fprintf(f, "%ld", v);
+    else
+        fputs("null", f);
+}
+
 /* A wall-clock time as a JSON string, ISO 8601 in UTC to the millisecond; null when 0. */
 static void json_time(FILE *f, double unix_s)
 {
@@ -603,21 +613,9 @@ int report_write_json(FILE *f, struct report *r)
     else
         fputs("null", f);
     /* Digits as the launcher wrote them ("007" is 7: JSON has no leading zeros). */
-    fprintf(f, ",\n  \"rank\": ");
-    if (r->rank)
-        fprintf(f, "%ld", strtol(r->rank, NULL, 10));
-    else
-        fputs("null", f);
-    fprintf(f, ",\n  \"local_rank\": ");
-    if (r->local_rank)
-        fprintf(f, "%ld", strtol(r->local_rank, NULL, 10));
-    else
-        fputs("null", f);
-    fprintf(f, ",\n  \"world_size\": ");
-    if (r->world_size > 0)
-        fprintf(f, "%ld", r->world_size);
-    else
-        fputs("null", f);
+    json_member_long(f, "rank", r->rank ? strtol(r->rank, NULL, 10) : -1);
+    json_member_long(f, "local_rank", r->local_rank ? strtol(r->local_rank, NULL, 10) : -1);
+    json_member_long(f, "world_size", r->world_size > 0 ? r->world_size : -1);
     fprintf(f, ",\n  \"start_time\": ");
     json_time(f, r->start_unix);
     fprintf(f, ",\n  \"end_time\": ");
