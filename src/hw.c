@@ -86,9 +86,7 @@ static const char *own_name(struct hw *h, uint32_t context_id, uint32_t stream_i
 void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uint32_t stream_id,
             uint64_t start_ns, uint64_t end_ns, bool in_graph)
 {
-    const char *own = atomic_load_explicit(&h->nown, memory_order_relaxed)
-                          ? own_name(h, context_id, stream_id)
-                          : NULL;
+    const char *own = own_name(h, context_id, stream_id);
     struct hw_kernel *k = kernel_of(h, own ? own : name ? name : "<unnamed>");
     struct hw_dev *d;
 

@@ -61,21 +61,37 @@ struct row {
  * method asks for many samples after warmup). */
 #define FEW_SAMPLES 10
 
-/* The q-quantile of the row's samples (sketch.h: within 1 %), or -1 when it has none. */
-static double row_quantile(const struct row *w, double q)
+/* The quantiles the reports give: the JSON and CSV all three, the text the first and last. */
+static const double quantile_q[] = { 0.5, 0.9, 0.99 };
+static const char *const quantile_key[] = { "p50_us", "p90_us", "p99_us" };
+#define NQUANTILES 3
+
+/* The q-quantile of samples s whose distribution is sk (sketch.h: within 1 %), or -1 when
+ * there are none (or no sketch). */
+static double quantile(const struct sketch *sk, const struct stats *s, double q)
 {
-    if (!w->all.n || !w->k->sk)
+    if (!s->n || !sk)
         return -1;
-    return sketch_quantile(w->k->sk, q, w->all.min, w->all.max);
+    return sketch_quantile(sk, q, s->min, s->max);
 }
 
-/* Likewise over device index d's samples only. */
-static double dev_quantile(const struct report_kernel *k, int d, double q)
+/* Device index d's sketch of kernel k, or NULL. */
+static const struct sketch *dev_sketch(const struct report_kernel *k, int d)
 {
-    const struct stats *s = &k->per_dev[d];
-    if (!s->n || !k->dev_sk)
-        return -1;
-    return sketch_quantile(&k->dev_sk[d], q, s->min, s->max);
+    return k->dev_sk ? &k->dev_sk[d] : NULL;
+}
+
+/* The text table's Med and p99 columns; `none` where there is no value. */
+static void text_quantiles(FILE *f, const struct sketch *sk, const struct stats *s,
+                           const char *none)
+{
+    for (int j = 0; j < NQUANTILES; j += NQUANTILES - 1) {
+        double v = quantile(sk, s, quantile_q[j]);
+        if (v >= 0)
+            fprintf(f, "%11.3f ", v);
+        else
+            fprintf(f, "%11s ", none);
+    }
 }
 
 static const char *row_name(const struct row *r)
@@ -348,13 +364,7 @@ int report_write_text(FILE *f, struct report *r)
                     grand > 0 ? 100.0 * w->total_us / grand : 0.0, w->total_us / 1000.0,
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
                     (unsigned long long)w->all.n, w->all.mean);
-            for (int j = 0; j < 2; j++) {
-                double v = row_quantile(w, j ? 0.99 : 0.5);
-                if (v >= 0)
-                    fprintf(f, "%11.3f ", v);
-                else
-                    fprintf(f, "%11s ", "-");
-            }
+            text_quantiles(f, k->sk, &w->all, "-");
             fprintf(f, "%11.3f %11.3f %11.3f  %s", w->all.min, w->all.max, stats_stddev(&w->all),
                     w->shortname);
         } else {
@@ -400,13 +410,7 @@ int report_write_text(FILE *f, struct report *r)
             fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f ",
                     grand > 0 ? 100.0 * s->sum / grand : 0.0, s->sum / 1000.0, "", "",
                     (unsigned long long)s->n, s->mean);
-            for (int j = 0; j < 2; j++) {
-                double v = dev_quantile(k, d, j ? 0.99 : 0.5);
-                if (v >= 0)
-                    fprintf(f, "%11.3f ", v);
-                else
-                    fprintf(f, "%11s ", "");
-            }
+            text_quantiles(f, dev_sketch(k, d), s, "");
             fprintf(f, "%11.3f %11.3f %11.3f    on gpu %d\n", s->min, s->max, stats_stddev(s),
                     r->devices[d].ordinal);
         }
@@ -540,6 +544,20 @@ void report_json_string(FILE *f, const char *s)
 static void json_num(FILE *f, double v)
 {
     fprintf(f, "%.17g", v);
+}
+
+/* sep "p50_us": v (null when none), and likewise p90 and p99. */
+static void json_quantiles(FILE *f, const char *sep, const struct sketch *sk,
+                           const struct stats *s)
+{
+    for (int j = 0; j < NQUANTILES; j++) {
+        double v = quantile(sk, s, quantile_q[j]);
+        fprintf(f, "%s\"%s\": ", sep, quantile_key[j]);
+        if (v >= 0)
+            json_num(f, v);
+        else
+            fputs("null", f);
+    }
 }
 
 /* The row's sketch, sparse: [bucket, lower edge us, samples] for each bucket that has any
@@ -700,16 +718,7 @@ int report_write_json(FILE *f, struct report *r)
         json_num(f, w->all.max);
         fprintf(f, ",\n      \"stddev_us\": ");
         json_num(f, stats_stddev(&w->all));
-        static const double qs[] = { 0.5, 0.9, 0.99 };
-        static const char *const qn[] = { "p50_us", "p90_us", "p99_us" };
-        for (int j = 0; j < 3; j++) {
-            double v = row_quantile(w, qs[j]);
-            fprintf(f, ",\n      \"%s\": ", qn[j]);
-            if (v >= 0)
-                json_num(f, v);
-            else
-                fputs("null", f);
-        }
+        json_quantiles(f, ",\n      ", k->sk, &w->all);
         fprintf(f, ",\n      \"few_samples\": %s",
                 w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false");
         json_histogram(f, k->sk);
@@ -756,14 +765,7 @@ int report_write_json(FILE *f, struct report *r)
             json_num(f, s->min);
             fprintf(f, ", \"max_us\": ");
             json_num(f, s->max);
-            for (int j = 0; j < 3; j++) {
-                double v = dev_quantile(k, d, qs[j]);
-                fprintf(f, ", \"%s\": ", qn[j]);
-                if (v >= 0)
-                    json_num(f, v);
-                else
-                    fputs("null", f);
-            }
+            json_quantiles(f, ", ", dev_sketch(k, d), s);
             fprintf(f, " }");
             sep = ",";
         }
@@ -841,6 +843,18 @@ static void csv_u(FILE *f, uint64_t v)
     fprintf(f, ",%llu", (unsigned long long)v);
 }
 
+/* ",p50,p90,p99", each empty when none. */
+static void csv_quantiles(FILE *f, const struct sketch *sk, const struct stats *s)
+{
+    for (int j = 0; j < NQUANTILES; j++) {
+        double v = quantile(sk, s, quantile_q[j]);
+        if (v >= 0)
+            csv_num(f, v);
+        else
+            fputc(',', f);
+    }
+}
+
 static void csv_stats(FILE *f, const struct stats *s)
 {
     csv_num(f, s->mean);
@@ -853,7 +867,6 @@ static void csv_stats(FILE *f, const struct stats *s)
 
 int report_write_csv(FILE *f, struct report *r)
 {
-    static const double qs[] = { 0.5, 0.9, 0.99 };
     double grand;
     struct row *rows = make_rows(r, &grand);
 
@@ -895,13 +908,7 @@ int report_write_csv(FILE *f, struct report *r)
             csv_stats(f, &w->all);
         else
             fputs(",,,,,,", f);
-        for (int j = 0; j < 3; j++) {
-            double v = row_quantile(w, qs[j]);
-            if (v >= 0)
-                csv_num(f, v);
-            else
-                fputc(',', f);
-        }
+        csv_quantiles(f, k->sk, &w->all);
         fprintf(f, ",%s,%s", w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false",
                 w->all.n && near_floor(r, k, w->all.mean) ? "true" : "false");
         if (k->hw) {
@@ -933,13 +940,7 @@ int report_write_csv(FILE *f, struct report *r)
             fputc(',', f);
             csv_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
             csv_stats(f, s);
-            for (int j = 0; j < 3; j++) {
-                double v = dev_quantile(k, d, qs[j]);
-                if (v >= 0)
-                    csv_num(f, v);
-                else
-                    fputc(',', f);
-            }
+            csv_quantiles(f, dev_sketch(k, d), s);
             fputs(",,,,,\r\n", f);
         }
     }
