@@ -123,6 +123,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         stats_merge(&ks[row - 1].per_dev[d], &a->st);
         if (a->st.n)
             merge_sketch(r, &ks[row - 1], d, &a->sk);
+        shape_merge(&ks[row - 1].shapes, a->shapes);
         /* Pairs the driver could not resolve are drops of reason event_error. */
         ks[row - 1].dropped += a->errors + a->forced;
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
@@ -211,6 +212,7 @@ int collect_hw(struct report *r, bool hw_primary)
             if (hw_primary && hd->st.n) {
                 rk->hw_timed += hd->st.n;
                 merge_sketch(r, rk, d, &hd->sk);
+                shape_merge(&rk->shapes, hd->shapes);
             }
         }
         if (!hw_primary)
@@ -251,6 +253,7 @@ void collect_free(struct report *r)
         free(r->kernels[i].hw);
         free(r->kernels[i].sk);
         free(r->kernels[i].dev_sk);
+        shape_set_free(r->kernels[i].shapes);
         free((char *)r->kernels[i].name);
     }
     free(r->kernels);

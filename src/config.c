@@ -83,6 +83,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .gate = GATE_AUTO,
         .timer = TIMER_EVENTS,
         .cupti_buffer_mb = CONFIG_DEFAULT_CUPTI_BUFFER_MB,
+        .trace_max = CONFIG_DEFAULT_TRACE_MAX,
         .sample = 1,
     };
 
@@ -149,6 +150,21 @@ void config_load(struct config *c, const char *(*get)(const char *))
     } else if (s) {
         log_warn("KTIME_OUTPUT is set but empty; the report goes to stderr");
     }
+
+    s = get("KTIME_GROUP");
+    if (s) {
+        if (strcasecmp(s, "shape") == 0)
+            c->group_shape = true;
+        else if (strcasecmp(s, "name") != 0)
+            log_warn("KTIME_GROUP='%s' is not name or shape; using name", s);
+    }
+    s = get("KTIME_TRACE");
+    if (s && *s)
+        c->trace = strdup(s);
+    parse_long(get, "KTIME_TRACE_MAX", 0, 1L << 30, &c->trace_max);
+    s = get("KTIME_DUMP_SAMPLES");
+    if (s && *s)
+        c->dump = strdup(s);
 
     s = get("KTIME_FORMAT");
     if (s) {

@@ -36,6 +36,10 @@ struct config {
     const char *cupti_lib;   /* KTIME_CUPTI_LIB: libcupti to load first (owned copy), or NULL */
     long cupti_buffer_mb;    /* KTIME_CUPTI_BUFFER_MB: activity buffers, in all */
     long sample;             /* KTIME_SAMPLE: time about one launch in this many (events) */
+    bool group_shape;        /* KTIME_GROUP=shape: text and CSV rows per launch shape too */
+    const char *trace;       /* KTIME_TRACE: Chrome/Perfetto trace file (owned), or NULL */
+    long trace_max;          /* KTIME_TRACE_MAX: timed launches kept in the trace, at most */
+    const char *dump;        /* KTIME_DUMP_SAMPLES: every timed sample, one per line (owned) */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
@@ -43,6 +47,7 @@ struct config {
 #define CONFIG_DEFAULT_EXIT_WAIT_MS 2000
 #define CONFIG_DEFAULT_MAX_KERNELS 65536
 #define CONFIG_DEFAULT_CUPTI_BUFFER_MB 8
+#define CONFIG_DEFAULT_TRACE_MAX 1000000
 
 /* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
  * variable. A bad value gets one "ktime: warning:" line naming the variable and the

@@ -225,8 +225,11 @@ static void parse(uint8_t *buffer, size_t valid)
             rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
+                             { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
+                             (uint32_t)k->dynamicSharedMemory };
         hw_add(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId, k->start, k->end,
-               k->graphId != 0);
+               k->graphId != 0, &sh);
     }
 }
 

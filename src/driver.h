@@ -26,6 +26,7 @@
     X(CtxPopCurrent, cuCtxPopCurrent, 4000, 1)                \
     X(CtxGetDevice, cuCtxGetDevice, 2000, 1)                  \
     X(DeviceGetName, cuDeviceGetName, 2000, 1)                \
+    X(DeviceGetUuid, cuDeviceGetUuid, 11040, 0)               \
     X(DriverGetVersion, cuDriverGetVersion, 2020, 1)          \
     X(KernelGetName, cuKernelGetName, 12030, 0)               \
     X(FuncGetName, cuFuncGetName, 12030, 0)                   \

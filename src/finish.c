@@ -323,6 +323,7 @@ void finish_report(bool from_drain_thread)
             r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
     }
     r->warmup = kt.cfg.warmup;
+    r->group_shape = kt.cfg.group_shape;
     r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
     describe_gate(r);
     r->devices = kt.devices;

@@ -44,7 +44,7 @@ KTIME_NO_SAN static bool streq(const char *a, const char *b)
 /* ---- the table ---- */
 
 enum hook_id {
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) HOOK_##name,
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) HOOK_##name,
 #define HOOK_OTHER(name) HOOK_##name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
@@ -54,7 +54,7 @@ enum hook_id {
     HOOK_COUNT
 };
 
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)                        \
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)                          \
     typedef CUresult (*name##_fn) params;                                                  \
     KTIME_EXPORT CUresult name params;
 #define HOOK_OTHER(name)
@@ -99,7 +99,7 @@ KTIME_EXPORT CUresult cuStreamEndCapture(CUstream, CUgraph *);
 KTIME_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph *);
 
 static const char *const hook_name[HOOK_COUNT] = {
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) #name,
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) #name,
 #define HOOK_OTHER(name) #name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
@@ -109,7 +109,7 @@ static const char *const hook_name[HOOK_COUNT] = {
 };
 
 static void *const hook_wrapper[HOOK_COUNT] = {
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream) (void *)name,
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) (void *)name,
 #define HOOK_OTHER(name) (void *)name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
@@ -221,7 +221,7 @@ static void *swap_for_wrapper(void *p)
 
 /* ---- launch wrappers ---- */
 
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)                        \
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)                          \
     CUresult name params                                                                   \
     {                                                                                      \
         name##_fn real = (name##_fn)real_of(HOOK_##name);                                  \
@@ -231,6 +231,7 @@ static void *swap_for_wrapper(void *p)
             return CUDA_ERROR_NOT_INITIALIZED;                                             \
         if (!launch_begin(&L, (void *)(handle), kind, (stream), ptds))                     \
             return real args;                                                              \
+        L.shape = shp;                                                                     \
         r = real args;                                                                     \
         launch_end(&L, r);                                                                 \
         return r;                                                                          \
@@ -260,7 +261,7 @@ KTIME_NO_SAN static void *runtime_real(const char *name)
     return p;
 }
 
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(name)
 #define HOOK_RUNTIME(name, params, args)                                                   \
     static name##_fn name##_real;                                                          \
@@ -361,7 +362,7 @@ static bool in_ktime(const void *addr)
  * process defines: dlsym must then answer as if libktime were not there. */
 KTIME_NO_SAN static bool runtime_absent(const char *name)
 {
-#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream)
+#define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(name)
 #define HOOK_RUNTIME(rname, params, args)                                                  \
     if (streq(name, #rname))                                                               \
@@ -598,7 +599,7 @@ KTIME_NO_SAN static void *own_export(const char *name)
         const char *name;
         void *fn;
     } runtime[] = {
-#define HOOK_LAUNCH(n, kind, ptds, params, args, handle, stream)
+#define HOOK_LAUNCH(n, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(n)
 #define HOOK_RUNTIME(n, params, args) { #n, (void *)n },
 #include "hooks.def"

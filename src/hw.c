@@ -84,7 +84,7 @@ static const char *own_name(struct hw *h, uint32_t context_id, uint32_t stream_i
 }
 
 void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uint32_t stream_id,
-            uint64_t start_ns, uint64_t end_ns, bool in_graph)
+            uint64_t start_ns, uint64_t end_ns, bool in_graph, const struct kshape *shape)
 {
     const char *own = own_name(h, context_id, stream_id);
     struct hw_kernel *k = kernel_of(h, own ? own : name ? name : "<unnamed>");
@@ -112,6 +112,8 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
     }
     stats_add(&d->st, (double)(end_ns - start_ns) / 1000.0);
     sketch_add(&d->sk, (double)(end_ns - start_ns) / 1000.0);
+    if (shape && shape_known(shape))
+        shape_add(&d->shapes, shape, (double)(end_ns - start_ns) / 1000.0);
 }
 
 void hw_free(struct hw *h)
@@ -123,6 +125,7 @@ void hw_free(struct hw *h)
         while (k->devs) {
             struct hw_dev *d = k->devs;
             k->devs = d->next;
+            shape_set_free(d->shapes);
             free(d);
         }
         free(k->name);

@@ -9,6 +9,7 @@
 
 #include <uthash.h>
 
+#include "shape.h"
 #include "sketch.h"
 #include "stats.h"
 
@@ -17,6 +18,7 @@ struct hw_dev {
     int device;              /* CUDA device ordinal (CUPTI's deviceId) */
     struct stats st;         /* timed records, microseconds */
     struct sketch sk;        /* their distribution (quantiles) */
+    struct shape_set *shapes; /* the same by launch shape, or NULL */
     struct hw_dev *next;
 };
 
@@ -59,12 +61,13 @@ void hw_init(struct hw *h, long warmup);
 
 /* Adds one kernel record of stream stream_id in context context_id. start_ns and end_ns are
  * the hardware timestamps; end_ns <= start_ns (CUPTI's "no valid timestamp") counts as bad,
- * not timed. The first h->warmup records of each name, whatever their device, are warmup. A
+ * not timed; shape (NULL: unknown) is the launch's grid, block and dynamic shared memory. The
+ * first h->warmup records of each name, whatever their device, are warmup. A
  * record of a stream given to hw_own is counted under that stream's name. name need not
  * outlive the call. One thread at a time (the drain thread, or the exit path once it
  * stopped). */
 void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uint32_t stream_id,
-            uint64_t start_ns, uint64_t end_ns, bool in_graph);
+            uint64_t start_ns, uint64_t end_ns, bool in_graph, const struct kshape *shape);
 
 /* Records of stream stream_id in context context_id are ktime's own, of kernel name (a
  * static string). Returns -1 when HW_OWN_MAX streams are already given. One thread at a time

@@ -334,6 +334,7 @@ void launch_end(struct launch *L, CUresult r)
                 h->every = GATE_PROBE_MIN;
         }
         s->kernel = ktab_id(&kt.ktab, L->k);
+        s->shape = L->shape;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
                                                       : (uintptr_t)L->stream;

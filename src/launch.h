@@ -19,6 +19,7 @@ struct launch {
     void *probe;           /* stop event of the stream's previous timed launch, to query */
     bool verify;           /* not gated: check the start event is still pending once queued */
     bool exiting;          /* made while the report was being written: only counted */
+    struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mpmc.h"
+#include "shape.h"
 
 /* What the core needs done to events, supplied by the CUDA layer (or by a test). */
 struct event_ops {
@@ -30,6 +31,7 @@ struct pool_slot {
     void *start, *stop;   /* the event pair */
     uintptr_t stream;     /* the stream it was recorded on (completion order is per stream) */
     uint32_t kernel;      /* ktab id of the launch */
+    struct kshape shape;  /* its grid, block and dynamic shared memory (0s: a graph) */
     uint32_t seq;         /* the last value its gate word was given (never reused soon) */
     uint32_t gen;         /* this launch's gate value, 0 when not gated */
     _Atomic uint32_t gate_closed; /* gen while the stream waits on the gate, else 0 */

@@ -94,6 +94,34 @@ static void text_quantiles(FILE *f, const struct sketch *sk, const struct stats 
     }
 }
 
+/* One sub-row of a kernel's table row: samples of one launch shape, or of the others. */
+static void text_shape_line(FILE *f, const struct stats *s, const struct sketch *sk,
+                            double grand)
+{
+    fprintf(f, "%7.2f %12.3f %9s %7s %9llu %11.3f ", grand > 0 ? 100.0 * s->sum / grand : 0.0,
+            s->sum / 1000.0, "", "", (unsigned long long)s->n, s->mean);
+    text_quantiles(f, sk, s, "");
+    fprintf(f, "%11.3f %11.3f %11.3f    ", s->min, s->max, stats_stddev(s));
+}
+
+/* KTIME_GROUP=shape: a line per launch shape under the kernel's row. */
+static void text_shapes(FILE *f, const struct shape_set *set, double grand)
+{
+    for (uint32_t i = 0; set && i < set->n; i++) {
+        const struct shape_row *w = set->rows[i];
+        text_shape_line(f, &w->st, &w->sk, grand);
+        fprintf(f, "grid %ux%ux%u block %ux%ux%u smem %u\n", w->sh.grid[0], w->sh.grid[1],
+                w->sh.grid[2], w->sh.block[0], w->sh.block[1], w->sh.block[2], w->sh.smem);
+    }
+    if (set && set->other.n) {
+        text_shape_line(f, &set->other, &set->other_sk, grand);
+        if (set->untracked) /* more shapes than were told apart: their number is unknown */
+            fprintf(f, "other shapes (over %llu)\n", (unsigned long long)set->other_shapes);
+        else
+            fprintf(f, "%llu other shapes\n", (unsigned long long)set->other_shapes);
+    }
+}
+
 static const char *row_name(const struct row *r)
 {
     return r->k->name ? r->k->name : (r->k->mangled ? r->k->mangled : "<unnamed>");
@@ -119,6 +147,8 @@ static struct row *make_rows(struct report *r, double *grand_total_us)
         return NULL;
     for (size_t i = 0; i < r->nkernels; i++) {
         rows[i].k = &r->kernels[i];
+        if (r->kernels[i].shapes)
+            shape_set_sorted(r->kernels[i].shapes);
         for (int d = 0; d < r->ndevices; d++)
             stats_merge(&rows[i].all, &r->kernels[i].per_dev[d]);
         rows[i].total_us = rows[i].all.sum;
@@ -326,6 +356,10 @@ int report_write_text(FILE *f, struct report *r)
     }
     fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
             r->warmup);
+    if (r->group_shape)
+        fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
+                   "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n",
+                SHAPE_SHOW);
     if (timer_is(r, "cupti"))
         fprintf(f, "method   CUPTI activity records: the hardware's start and end of each kernel\n"
                    "         (KTIME_TIMER=cupti); no events, no launch gate\n");
@@ -414,6 +448,8 @@ int report_write_text(FILE *f, struct report *r)
             fprintf(f, "%11.3f %11.3f %11.3f    on gpu %d\n", s->min, s->max, stats_stddev(s),
                     r->devices[d].ordinal);
         }
+        if (r->group_shape)
+            text_shapes(f, k->shapes, grand);
     }
     if (r->nkernels == 0)
         fprintf(f, "(no kernel launches)\n");
@@ -562,11 +598,11 @@ static void json_quantiles(FILE *f, const char *sep, const struct sketch *sk,
 
 /* The row's sketch, sparse: [bucket, lower edge us, samples] for each bucket that has any
  * (sketch.h gives the buckets; two reports' histograms merge by adding counts). */
-static void json_histogram(FILE *f, const struct sketch *s)
+static void json_histogram(FILE *f, const char *lead, const struct sketch *s)
 {
     const char *sep = "";
 
-    fprintf(f, ",\n      \"histogram\": { \"gamma\": ");
+    fprintf(f, "%s\"histogram\": { \"gamma\": ", lead);
     json_num(f, SKETCH_GAMMA);
     fprintf(f, ", \"first_edge_us\": ");
     json_num(f, SKETCH_MIN_US);
@@ -580,6 +616,55 @@ static void json_histogram(FILE *f, const struct sketch *s)
         sep = ", ";
     }
     fprintf(f, "] }");
+}
+
+/* The statistics of one launch shape (or of the shapes folded into "other"), as members of
+ * an object already opened. */
+static void json_shape_stats(FILE *f, const struct stats *st, const struct sketch *sk)
+{
+    fprintf(f, "\"timed\": %llu, \"total_ms\": ", (unsigned long long)st->n);
+    json_num(f, st->sum / 1000.0);
+    fprintf(f, ", \"mean_us\": ");
+    json_num(f, st->mean);
+    fprintf(f, ", \"min_us\": ");
+    json_num(f, st->min);
+    fprintf(f, ", \"max_us\": ");
+    json_num(f, st->max);
+    fprintf(f, ", \"stddev_us\": ");
+    json_num(f, stats_stddev(st));
+    fprintf(f, ", \"sum_us\": ");
+    json_num(f, st->sum);
+    fprintf(f, ", \"m2_us2\": ");
+    json_num(f, st->m2);
+    json_quantiles(f, ", ", sk, st);
+    json_histogram(f, ",\n          ", sk);
+}
+
+/* ",\n      \"shapes\": [...], \"other_shapes\": {...} or null": the kernel's samples by
+ * launch shape, most timed first (shape.h), and those of the shapes past them. */
+static void json_shapes(FILE *f, const struct shape_set *set)
+{
+    const char *sep = "";
+
+    fprintf(f, ",\n      \"shapes\": [");
+    for (uint32_t i = 0; set && i < set->n; i++) {
+        const struct shape_row *w = set->rows[i];
+        fprintf(f, "%s\n        { \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
+                   "\"shared_bytes\": %u, ", sep, w->sh.grid[0], w->sh.grid[1], w->sh.grid[2],
+                w->sh.block[0], w->sh.block[1], w->sh.block[2], w->sh.smem);
+        json_shape_stats(f, &w->st, &w->sk);
+        fprintf(f, " }");
+        sep = ",";
+    }
+    fprintf(f, "%s],\n      \"other_shapes\": ", *sep ? "\n      " : "");
+    if (!set || !set->other.n) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{ \"shapes\": %llu, \"untracked\": %s, ",
+            (unsigned long long)set->other_shapes, set->untracked ? "true" : "false");
+    json_shape_stats(f, &set->other, &set->other_sk);
+    fprintf(f, " }");
 }
 
 /* ",\n  \"key\": v", or null for v < 0. */
@@ -664,6 +749,11 @@ int report_write_json(FILE *f, struct report *r)
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
         report_json_string(f, r->devices[d].name);
+        fprintf(f, ", \"uuid\": ");
+        if (r->devices[d].uuid[0])
+            report_json_string(f, r->devices[d].uuid);
+        else
+            fputs("null", f);
         fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
         report_json_string(f, r->devices[d].driver);
         fprintf(f, ", \"floor_events_us\": ");
@@ -721,7 +811,7 @@ int report_write_json(FILE *f, struct report *r)
         json_quantiles(f, ",\n      ", k->sk, &w->all);
         fprintf(f, ",\n      \"few_samples\": %s",
                 w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false");
-        json_histogram(f, k->sk);
+        json_histogram(f, ",\n      ", k->sk);
         fprintf(f, ",\n      \"sum_us\": ");
         json_num(f, w->all.sum);
         fprintf(f, ",\n      \"m2_us2\": ");
@@ -769,7 +859,9 @@ int report_write_json(FILE *f, struct report *r)
             fprintf(f, " }");
             sep = ",";
         }
-        fprintf(f, "%s]\n    }", *sep ? "\n      " : "");
+        fprintf(f, "%s]", *sep ? "\n      " : "");
+        json_shapes(f, k->shapes);
+        fprintf(f, "\n    }");
     }
     fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");
     fprintf(f,
@@ -865,6 +957,25 @@ static void csv_stats(FILE *f, const struct stats *s)
     csv_num(f, s->m2);
 }
 
+/* A row with only samples' columns (a GPU's, or a launch shape's): the kernel's name, kind
+ * and `device`, then timed, total_ms, percent, the statistics and quantiles; the counts are
+ * the kernel's row's. Up to bias_us; the caller ends the row. */
+static void csv_sub_row(FILE *f, const struct row *w, const char *device, const struct stats *s,
+                        const struct sketch *sk, double grand)
+{
+    report_csv_field(f, row_name(w));
+    fputc(',', f);
+    report_csv_field(f, w->k->mangled);
+    fprintf(f, ",%s,%s,,,,,,,%llu,,,,,", w->k->kind == REPORT_GRAPH ? "graph" : "kernel", device,
+            (unsigned long long)s->n);
+    csv_num(f, s->sum / 1000.0);
+    fputc(',', f);
+    csv_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
+    csv_stats(f, s);
+    csv_quantiles(f, sk, s);
+    fputs(",,,,,", f);
+}
+
 int report_write_csv(FILE *f, struct report *r)
 {
     double grand;
@@ -875,7 +986,7 @@ int report_write_csv(FILE *f, struct report *r)
     fputs("name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,"
           "timed,ungated,unsampled,timed_by_nodes,in_graph,cupti_timed,total_ms,total_estimated,"
           "percent,mean_us,min_us,max_us,stddev_us,sum_us,m2_us2,p50_us,p90_us,p99_us,"
-          "few_samples,near_floor,hw_timed,hw_mean_us,bias_us\r\n", f);
+          "few_samples,near_floor,hw_timed,hw_mean_us,bias_us,grid,block,shared_bytes\r\n", f);
     for (size_t i = 0; i < r->nkernels; i++) {
         const struct row *w = &rows[i];
         const struct report_kernel *k = w->k;
@@ -925,23 +1036,24 @@ int report_write_csv(FILE *f, struct report *r)
         } else {
             fputs(",,,", f);
         }
-        fputs("\r\n", f);
+        fputs(",,,\r\n", f);
         for (int d = 0; ndev > 1 && d < r->ndevices; d++) {
-            const struct stats *s = &k->per_dev[d];
-            if (s->n == 0)
+            char dev[16];
+            if (k->per_dev[d].n == 0)
                 continue;
-            report_csv_field(f, row_name(w));
-            fputc(',', f);
-            report_csv_field(f, k->mangled);
-            /* Counts are the kernel's; a GPU has only its samples. */
-            fprintf(f, ",%s,%d,,,,,,,%llu,,,,,", kind, r->devices[d].ordinal,
-                    (unsigned long long)s->n);
-            csv_num(f, s->sum / 1000.0);
-            fputc(',', f);
-            csv_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
-            csv_stats(f, s);
-            csv_quantiles(f, dev_sketch(k, d), s);
-            fputs(",,,,,\r\n", f);
+            snprintf(dev, sizeof dev, "%d", r->devices[d].ordinal);
+            csv_sub_row(f, w, dev, &k->per_dev[d], dev_sketch(k, d), grand);
+            fputs(",,,\r\n", f);
+        }
+        for (uint32_t j = 0; r->group_shape && k->shapes && j < k->shapes->n; j++) {
+            const struct shape_row *sr = k->shapes->rows[j];
+            csv_sub_row(f, w, "all", &sr->st, &sr->sk, grand);
+            fprintf(f, ",%ux%ux%u,%ux%ux%u,%u\r\n", sr->sh.grid[0], sr->sh.grid[1],
+                    sr->sh.grid[2], sr->sh.block[0], sr->sh.block[1], sr->sh.block[2], sr->sh.smem);
+        }
+        if (r->group_shape && k->shapes && k->shapes->other.n) {
+            csv_sub_row(f, w, "all", &k->shapes->other, &k->shapes->other_sk, grand);
+            fputs(",other,other,\r\n", f);
         }
     }
     free(rows);

@@ -7,10 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "shape.h"
 #include "sketch.h"
 #include "stats.h"
 
-#define REPORT_SCHEMA_VERSION 1
+#define REPORT_SCHEMA_VERSION 2
 
 struct report_device {
     int ordinal;
@@ -19,6 +20,7 @@ struct report_device {
     char driver[32];        /* the kernel module's version, e.g. "580.159.04", or "" */
     double floor_events_us; /* an empty kernel's event interval (median), 0: not measured */
     double floor_hw_us;     /* its hardware duration from CUPTI (mean), 0: not measured */
+    char uuid[48];          /* "GPU-" and the device's UUID, as nvidia-smi prints it, or "" */
 };
 
 enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1 };
@@ -40,6 +42,8 @@ struct report_kernel {
     struct sketch *dev_sk;  /* the same per device, like per_dev, or NULL (none) */
     uint64_t by_nodes;      /* CUPTI timer, graph rows: launches after warmup timed node by
                              * node, in the kernels' rows (in_graph), with no sample here */
+    struct shape_set *shapes; /* the samples of per_dev by launch shape (all devices), sorted
+                               * (shape_set_sorted), or NULL (none known) */
 };
 
 enum report_drop {
@@ -64,6 +68,7 @@ struct report {
     long world_size;                /* processes in the job, 0 when no launcher says */
     double start_unix, end_unix;    /* wall clock: ktime's start, the report; 0 unknown */
     long warmup;
+    bool group_shape;               /* KTIME_GROUP=shape: text and CSV rows per launch shape */
     long sample;                    /* KTIME_SAMPLE: about one launch in this many is timed */
     const char *gate;               /* KTIME_GATE as it worked out: "auto", "on" or "off" */
     const char *gate_requested;     /* KTIME_GATE as set (NULL: same as gate) */

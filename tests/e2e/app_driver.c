@@ -14,6 +14,8 @@
  *   --foreign-ctx     with --devices and --stream: launch on each device's stream while
  *                     device 0's context stays current (the stream names its context)
  *   --no-sync         do not synchronise before exit
+ *   --shapes N        the j-th launch of each kernel has grid (8 * (1 + j % N), 1, 1) and
+ *                     64 * (j % N) bytes of dynamic shared memory (default: all (8, 1, 1), 0)
  */
 #include "apputil.h"
 
@@ -33,7 +35,8 @@ int main(int argc, char **argv)
 {
     static struct plan plan;
     int use_stream = 0, ptsz = 0, ex = 0, coop = 0, library = 0, create = 0, nosync = 0, ndevs = 1, foreign = 0;
-    int h_legacy = 0, h_pt = 0, i, d, drv = 0, count = 0, n = 0;
+    int h_legacy = 0, h_pt = 0, i, d, drv = 0, count = 0, n = 0, nshapes = 1;
+    long seq[PLAN_MAX_KERNELS] = { 0 };
     CUcontext ctx[MAX_DEV];
     CUmodule mod[MAX_DEV];
     CUlibrary lib = NULL;
@@ -58,13 +61,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-sync")) nosync = 1;
         else if (!strcmp(a, "--devices") && i + 1 < argc) ndevs = (int)app_long(argv[++i], "device count");
         else if (!strcmp(a, "--foreign-ctx")) foreign = 1;
+        else if (!strcmp(a, "--shapes") && i + 1 < argc) nshapes = (int)app_long(argv[++i], "shape count");
         else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, a);
             return 2;
         } else if (plan_add(&plan, a) != 0)
             return 2;
     }
-    if (plan.n == 0 || ndevs < 1 || ndevs > MAX_DEV) {
+    if (plan.n == 0 || ndevs < 1 || ndevs > MAX_DEV || nshapes < 1) {
         fprintf(stderr, "usage: %s [options] name=ns[,ns...]:count ...\n", app_prog);
         return 2;
     }
@@ -118,20 +122,23 @@ int main(int argc, char **argv)
         if (ndevs > 1)
             CK(cuCtxSetCurrent(ctx[foreign && use_stream ? 0 : d]));
         s = use_stream ? stream[d] : h_legacy ? CU_STREAM_LEGACY : h_pt ? CU_STREAM_PER_THREAD : NULL;
+        unsigned gx = 8u * (unsigned)(1 + seq[i] % nshapes), smem = 64u * (unsigned)(seq[i] % nshapes);
+        seq[i]++;
         memset(&cfg, 0, sizeof cfg);
-        cfg.gridDimX = 8;
+        cfg.gridDimX = gx;
         cfg.gridDimY = cfg.gridDimZ = 1;
         cfg.blockDimX = 256;
         cfg.blockDimY = cfg.blockDimZ = 1;
+        cfg.sharedMemBytes = smem;
         cfg.hStream = s;
         if (ex)
             r = ptsz ? cuLaunchKernelEx_ptsz(&cfg, fn[d][i], params, NULL) : cuLaunchKernelEx(&cfg, fn[d][i], params, NULL);
         else if (coop)
-            r = cuLaunchCooperativeKernel(fn[d][i], 8, 1, 1, 256, 1, 1, 0, s, params);
+            r = cuLaunchCooperativeKernel(fn[d][i], gx, 1, 1, 256, 1, 1, smem, s, params);
         else if (ptsz)
-            r = cuLaunchKernel_ptsz(fn[d][i], 8, 1, 1, 256, 1, 1, 0, s, params, NULL);
+            r = cuLaunchKernel_ptsz(fn[d][i], gx, 1, 1, 256, 1, 1, smem, s, params, NULL);
         else
-            r = cuLaunchKernel(fn[d][i], 8, 1, 1, 256, 1, 1, 0, s, params, NULL);
+            r = cuLaunchKernel(fn[d][i], gx, 1, 1, 256, 1, 1, smem, s, params, NULL);
         app_check(r, "launch");
         step++;
         n++;

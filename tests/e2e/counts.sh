@@ -43,7 +43,7 @@ PLAN=$PLAN_BASE
 # --- report header --------------------------------------------------------------------------
 run_ktime hdr KTIME_OUTPUT="$tmp/h.json" "$E2E_BIN/app_cudart" --stream k_small=125000:7 k_big=1000000:6
 R=$tmp/h.json
-check "schema_version is 1" jc "$R" schema_version == 1
+check "schema_version is 2" jc "$R" schema_version == 2
 check "timing_method is cuda-events" jc "$R" timing_method == cuda-events
 check "warmup defaults to 5" jc "$R" warmup == 5
 check "ktime_version is a string" jc "$R" 'ktime_version|type' == string

@@ -71,10 +71,10 @@ run_ktime ft KTIME_OUTPUT="$tmp/f.txt" KTIME_FORMAT=text "$A" $ARGS
 check "KTIME_FORMAT=text: header, kernel rows, footer" text_report "$tmp/f.txt"
 # shellcheck disable=SC2086
 run_ktime fj KTIME_OUTPUT="$tmp/f.out" KTIME_FORMAT=json "$A" $ARGS
-check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_version == 1
+check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_version == 2
 # shellcheck disable=SC2086
 run_ktime js KTIME_OUTPUT="$tmp/r.json" "$A" $ARGS
-check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 1
+check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 2
 
 # csv_report FILE: the header, then k_small and k_big, every line CRLF-ended with 33 fields
 # (these names need no quoting), and the same counts and sums as the JSON report r.json.
@@ -104,7 +104,7 @@ run_ktime cs KTIME_OUTPUT="$tmp/r.CSV" "$A" $ARGS
 check "KTIME_OUTPUT=*.csv (any case): CSV" csv_report "$tmp/r.CSV"
 # shellcheck disable=SC2086
 run_ktime cj KTIME_OUTPUT="$tmp/r2.csv" KTIME_FORMAT=json "$A" $ARGS
-check "KTIME_FORMAT=json beats the .csv name" jc "$tmp/r2.csv" schema_version == 1
+check "KTIME_FORMAT=json beats the .csv name" jc "$tmp/r2.csv" schema_version == 2
 
 # --- KTIME_OUTPUT placeholders: %p, %h, %q{NAME}, %% -------------------------------------
 # pid_named DIR N: DIR holds exactly N files, each r-PID.json, a JSON report whose "pid" is
@@ -147,28 +147,28 @@ check "KTIME_OUTPUT=r-%p.json, two processes: two files, each named with its own
 run_ktime qv KTIME_OUTPUT="$tmp/r-%q{SOME_VAR}.json" SOME_VAR=rank3 "$A" $ARGS
 check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: same exit status and stdout" same_run base qv
 check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: nothing on stderr" empty "$tmp/qv.err"
-check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: r-rank3.json, JSON" jc "$tmp/r-rank3.json" schema_version == 1
+check "KTIME_OUTPUT=r-%q{SOME_VAR}.json, SOME_VAR=rank3: r-rank3.json, JSON" jc "$tmp/r-rank3.json" schema_version == 2
 # shellcheck disable=SC2086
 run_ktime qu KTIME_OUTPUT="$tmp/u-%q{KTIME_E2E_UNSET}.json" "$A" $ARGS
 check "KTIME_OUTPUT with %q{} of an unset variable: same exit status and stdout" same_run base qu
 check "KTIME_OUTPUT with %q{} of an unset variable: one 'ktime:' warning naming it" \
     sh -c "[ \$(wc -l <'$tmp/qu.err') = 1 ] && grep '^ktime:' '$tmp/qu.err' | grep -q KTIME_E2E_UNSET"
-check "KTIME_OUTPUT with %q{} of an unset variable: expands to empty" jc "$tmp/u-.json" schema_version == 1
+check "KTIME_OUTPUT with %q{} of an unset variable: expands to empty" jc "$tmp/u-.json" schema_version == 2
 
 # shellcheck disable=SC2086
 run_ktime pc KTIME_OUTPUT="$tmp/100%%-%%p.json" "$A" $ARGS
 check "KTIME_OUTPUT=100%%-%%p.json: nothing on stderr" empty "$tmp/pc.err"
-check "KTIME_OUTPUT=100%%-%%p.json: a literal % (100%-%p.json), JSON" jc "$tmp/100%-%p.json" schema_version == 1
+check "KTIME_OUTPUT=100%%-%%p.json: a literal % (100%-%p.json), JSON" jc "$tmp/100%-%p.json" schema_version == 2
 
 # shellcheck disable=SC2086
 run_ktime ph KTIME_OUTPUT="$tmp/h-%h.json" "$A" $ARGS
-check "KTIME_OUTPUT=h-%h.json: named with the host name" jc "$tmp/h-$(uname -n).json" schema_version == 1
+check "KTIME_OUTPUT=h-%h.json: named with the host name" jc "$tmp/h-$(uname -n).json" schema_version == 2
 
 # --- %r, %l, and a job of several ranks without KTIME_OUTPUT -----------------------------
 # shellcheck disable=SC2086
 run_ktime rk KTIME_OUTPUT="$tmp/r%r-l%l.json" RANK=2 LOCAL_RANK=0 WORLD_SIZE=4 "$A" $ARGS
 check "%r-%l, torchrun's RANK=2 LOCAL_RANK=0: r2-l0.json, nothing on stderr" \
-    sh -c "'$JCHECK' '$tmp/r2-l0.json' schema_version == 1 && [ ! -s '$tmp/rk.err' ]"
+    sh -c "'$JCHECK' '$tmp/r2-l0.json' schema_version == 2 && [ ! -s '$tmp/rk.err' ]"
 check "the JSON names the job: host, rank 2, local rank 0, world size 4" \
     sh -c "[ \"\$('$JCHECK' '$tmp/r2-l0.json' host)\" = '$(uname -n)' ] && '$JCHECK' '$tmp/r2-l0.json' rank == 2 &&
            '$JCHECK' '$tmp/r2-l0.json' local_rank == 0 && '$JCHECK' '$tmp/r2-l0.json' world_size == 4"
@@ -180,10 +180,10 @@ check "no launcher's variables: rank, local_rank and world_size are null" \
     sh -c "for q in rank local_rank world_size; do '$JCHECK' '$tmp/r.json' \"\$q|type\" | grep -qx null || exit 1; done"
 # shellcheck disable=SC2086
 run_ktime ro KTIME_OUTPUT="$tmp/r%r-l%l.json" OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=1 "$A" $ARGS
-check "%r-%l, Open MPI's variables (rank 3, local 1): r3-l1.json" jc "$tmp/r3-l1.json" schema_version == 1
+check "%r-%l, Open MPI's variables (rank 3, local 1): r3-l1.json" jc "$tmp/r3-l1.json" schema_version == 2
 # shellcheck disable=SC2086
 run_ktime rn KTIME_OUTPUT="$tmp/n%r-%l.json" "$A" $ARGS
-check "%r-%l with no launcher's variables: 0 and 0" jc "$tmp/n0-0.json" schema_version == 1
+check "%r-%l with no launcher's variables: 0 and 0" jc "$tmp/n0-0.json" schema_version == 2
 host=$(uname -n)
 mkdir "$tmp/rd"
 # shellcheck disable=SC2086
@@ -197,7 +197,7 @@ check "2 ranks: same exit status and stdout as without ktime" same_run base rd1
 mkdir "$tmp/rj"
 # shellcheck disable=SC2086
 (cd "$tmp/rj" && run_ktime rj KTIME_FORMAT=json OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 "$A" $ARGS)
-check "3 Open MPI ranks, KTIME_FORMAT=json: ktime-HOST-1.json" jc "$tmp/rj/ktime-$host-1.json" schema_version == 1
+check "3 Open MPI ranks, KTIME_FORMAT=json: ktime-HOST-1.json" jc "$tmp/rj/ktime-$host-1.json" schema_version == 2
 mkdir "$tmp/r1"
 # shellcheck disable=SC2086
 (cd "$tmp/r1" && run_ktime r1 RANK=0 WORLD_SIZE=1 "$A" $ARGS)
@@ -209,12 +209,12 @@ run_ktime px KTIME_OUTPUT="$tmp/x-%x-%y.json" "$A" $ARGS
 check "KTIME_OUTPUT with unknown placeholders: same exit status and stdout" same_run base px
 check "KTIME_OUTPUT with unknown placeholders: one 'ktime:' warning naming the first" \
     sh -c "[ \$(wc -l <'$tmp/px.err') = 1 ] && grep '^ktime:' '$tmp/px.err' | grep -q \"'%x'\""
-check "KTIME_OUTPUT with unknown placeholders: kept as written" jc "$tmp/x-%x-%y.json" schema_version == 1
+check "KTIME_OUTPUT with unknown placeholders: kept as written" jc "$tmp/x-%x-%y.json" schema_version == 2
 # shellcheck disable=SC2086
 run_ktime pq KTIME_OUTPUT="$tmp/q-%q{OPEN.json" "$A" $ARGS
 check "KTIME_OUTPUT with an unterminated %q{: one 'ktime:' warning" \
     sh -c "[ \$(wc -l <'$tmp/pq.err') = 1 ] && grep -q '^ktime:.*%q{' '$tmp/pq.err'"
-check "KTIME_OUTPUT with an unterminated %q{: kept as written" jc "$tmp/q-%q{OPEN.json" schema_version == 1
+check "KTIME_OUTPUT with an unterminated %q{: kept as written" jc "$tmp/q-%q{OPEN.json" schema_version == 2
 
 _long=$(awk 'BEGIN { while (n++ < 5000) printf "x" }')
 # shellcheck disable=SC2086
@@ -230,7 +230,7 @@ check "no KTIME_OUTPUT: same exit status and stdout" same_run base se
 check "no KTIME_OUTPUT: text report on stderr" text_report "$tmp/se.err"
 # shellcheck disable=SC2086
 run_ktime sj KTIME_FORMAT=json "$A" $ARGS
-check "no KTIME_OUTPUT, KTIME_FORMAT=json: stderr is exactly one JSON report" jc "$tmp/sj.err" schema_version == 1
+check "no KTIME_OUTPUT, KTIME_FORMAT=json: stderr is exactly one JSON report" jc "$tmp/sj.err" schema_version == 2
 
 rm -f "$tmp/nonexistent"
 # shellcheck disable=SC2086

@@ -16,8 +16,8 @@ static void test_warmup_by_record(void **state)
     struct hw h;
     hw_init(&h, 2);
     for (uint64_t i = 0; i < 5; i++)
-        hw_add(&h, "k", 0, 1, 7, 100 * US * i, 100 * US * i + (i + 1) * US, false);
-    hw_add(&h, "k", 0, 1, 7, 900 * US, 900 * US, false); /* no valid end */
+        hw_add(&h, "k", 0, 1, 7, 100 * US * i, 100 * US * i + (i + 1) * US, false, NULL);
+    hw_add(&h, "k", 0, 1, 7, 900 * US, 900 * US, false, NULL); /* no valid end */
     struct hw_kernel *k = hw_find(&h, "k");
     assert_non_null(k);
     assert_int_equal(k->records, 6);
@@ -37,11 +37,11 @@ static void test_own_stream_named(void **state)
     struct hw h;
     hw_init(&h, 1);
     for (int i = 0; i < 4; i++)
-        hw_add(&h, "kp_rtc", 0, 1, 7, 0, 800, false);
+        hw_add(&h, "kp_rtc", 0, 1, 7, 0, 800, false, NULL);
     assert_int_equal(hw_own(&h, 1, 9, floor_name), 0);
     for (int i = 0; i < 33; i++)
-        hw_add(&h, "kp_rtc", 0, 1, 9, 0, 500, false); /* the floor, misnamed */
-    hw_add(&h, "kp_rtc", 0, 2, 9, 0, 800, false);     /* stream 9 of another context */
+        hw_add(&h, "kp_rtc", 0, 1, 9, 0, 500, false, NULL); /* the floor, misnamed */
+    hw_add(&h, "kp_rtc", 0, 2, 9, 0, 800, false, NULL);     /* stream 9 of another context */
     struct hw_kernel *k = hw_find(&h, "kp_rtc"), *f = hw_find(&h, floor_name);
     assert_non_null(k);
     assert_non_null(f);
@@ -63,7 +63,7 @@ static void test_own_bounded(void **state)
     assert_int_equal(hw_own(&h, 1, 1, "a"), 0);
     assert_int_equal(hw_own(&h, 1, 1, "b"), 0);
     assert_int_equal(h.nown, 1);
-    hw_add(&h, "x", 0, 1, 1, 0, 1000, false);
+    hw_add(&h, "x", 0, 1, 1, 0, 1000, false, NULL);
     assert_non_null(hw_find(&h, "b"));
     assert_null(hw_find(&h, "x"));
     for (uint32_t i = 2; i <= HW_OWN_MAX; i++)

@@ -122,8 +122,8 @@ static void writes(void (*fn)(FILE *, const char *), const char *in, const char 
     free(buf);
 }
 
-/* The CSV report: a header of 33 columns, a row per kernel (device "all") under its full
- * name, a row per GPU for big, which ran on two, every line CRLF-ended with 33 fields. */
+/* The CSV report: a header of 36 columns, a row per kernel (device "all") under its full
+ * name, a row per GPU for big, which ran on two, every line CRLF-ended with 36 fields. */
 static void test_csv(void **state)
 {
     char *c = render(2);
@@ -135,7 +135,7 @@ static void test_csv(void **state)
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
     assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
     assert_non_null(strstr(c, ",kernel,1,,,,,,,2,,,,,,6,,66.6666666666666"));
-    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,\r\n")); /* gpu 1's p50-p99 */
+    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,,,,\r\n")); /* gpu 1's p50-p99 */
     int lines = 0;
     for (char *l = c; *l; lines++) {
         char *e = strstr(l, "\r\n");
@@ -145,7 +145,7 @@ static void test_csv(void **state)
             quoted ^= *p == '"';
             fields += *p == ',' && !quoted;
         }
-        assert_int_equal(fields, 33);
+        assert_int_equal(fields, 36);
         l = e + 2;
     }
     assert_int_equal(lines, 1 + 3 + 2);
@@ -195,7 +195,7 @@ static void test_json_job(void **state)
 static void test_json_numbers(void **state)
 {
     char *j = render(1);
-    assert_non_null(strstr(j, "\"schema_version\": 1"));
+    assert_non_null(strstr(j, "\"schema_version\": 2"));
     assert_non_null(strstr(j, "\"launch_gate\": false"));
     assert_non_null(strstr(j, "\"launch_gate_mode\": \"off\""));
     assert_non_null(strstr(j, "\"ungated\": 3,\n    \"warmup_skipped\""));  /* totals */
@@ -431,6 +431,52 @@ static void test_empty_report(void **state)
     free(buf);
 }
 
+/* Launch shapes: in JSON always (most timed first, the rest in other_shapes); in the text and
+ * CSV only with KTIME_GROUP=shape, as sub-rows of their kernel. */
+static void test_shapes(void **state)
+{
+    struct report r = make();
+    struct shape_set *set = NULL;
+    for (int i = 0; i < 10; i++) /* small's 10 samples: 7 of grid 8, 3 of grid 16 with smem */
+        shape_add(&set, i < 7 ? &(struct kshape){ { 8, 1, 1 }, { 256, 1, 1 }, 0 }
+                              : &(struct kshape){ { 16, 2, 1 }, { 128, 1, 1 }, 512 }, 100.0);
+    ks[0].shapes = set;
+    char *j = render_report(&r, 1);
+    assert_non_null(strstr(j, "\"shapes\": [\n        { \"grid\": [8, 1, 1], \"block\": [256, 1, 1], "
+                              "\"shared_bytes\": 0, \"timed\": 7, \"total_ms\": 0.69999999999999996"));
+    assert_non_null(strstr(j, "{ \"grid\": [16, 2, 1], \"block\": [128, 1, 1], \"shared_bytes\": 512, "
+                              "\"timed\": 3, "));
+    assert_non_null(strstr(j, "\"other_shapes\": null"));
+    assert_non_null(strstr(j, "\"shapes\": [],\n      \"other_shapes\": null")); /* big: none */
+    free(j);
+    char *t = render_report(&r, 0);
+    assert_null(strstr(t, "grid 8x1x1"));
+    free(t);
+    r.group_shape = true;
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "shapes   under each kernel"));
+    assert_non_null(strstr(t, "   7.78        0.700                           7     100.000     100.000     100.000     100.000     100.000       0.000    grid 8x1x1 block 256x1x1 smem 0\n"));
+    assert_non_null(strstr(t, "grid 16x2x1 block 128x1x1 smem 512\n"));
+    assert_true(strstr(t, "grid 8x1x1") < strstr(t, "grid 16x2x1"));
+    free(t);
+    char *c = render_report(&r, 2);
+    assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,,,,,,,7,,,,,,0.69999999999999996,,"));
+    assert_non_null(strstr(c, ",8x1x1,256x1x1,0\r\n"));
+    assert_non_null(strstr(c, ",16x2x1,128x1x1,512\r\n"));
+    free(c);
+    /* Past SHAPE_SHOW, the least timed shapes are folded into other, and counted. */
+    for (int g = 0; g < SHAPE_SHOW + 1; g++)
+        shape_add(&ks[0].shapes, &(struct kshape){ { 100u + (uint32_t)g, 1, 1 }, { 32, 1, 1 }, 0 }, 50.0);
+    j = render_report(&r, 1);
+    assert_non_null(strstr(j, "\"other_shapes\": { \"shapes\": 3, \"untracked\": false, \"timed\": 3, "));
+    free(j);
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "3 other shapes\n"));
+    free(t);
+    shape_set_free(ks[0].shapes);
+    ks[0].shapes = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_json_job),
         cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_json_utf8),
