@@ -143,6 +143,8 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
             sketch_add(&a->sk, (double)ms * 1000.0);
             if (shape_known(&s->shape))
                 shape_add(&a->shapes, &s->shape, (double)ms * 1000.0);
+            if (d->sample)
+                d->sample(s->kernel, p->device, (double)ms * 1000.0);
             a->ungated += !s->gen;
         }
     } else if (a) {

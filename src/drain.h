@@ -41,6 +41,8 @@ struct drain {
     void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
                                   * it runs (signals_install), hence atomic */
     void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
+    void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
+                                  * (KTIME_DUMP_SAMPLES); set before the thread starts */
     uint64_t (*grow_clock)(void); /* CLOCK_MONOTONIC ns, what a growth step is timed by
                                    * (drain_init sets it; a test may replace it) */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a

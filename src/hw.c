@@ -114,6 +114,8 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
     sketch_add(&d->sk, (double)(end_ns - start_ns) / 1000.0);
     if (shape && shape_known(shape))
         shape_add(&d->shapes, shape, (double)(end_ns - start_ns) / 1000.0);
+    if (h->sample)
+        h->sample(k->name, device, (double)(end_ns - start_ns) / 1000.0);
 }
 
 void hw_free(struct hw *h)

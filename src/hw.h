@@ -54,6 +54,8 @@ struct hw {
     uint64_t records;        /* kernel records in all */
     uint64_t in_graph;       /* of them, run as a graph's node */
     uint64_t lost;           /* records that could not be kept (out of memory) */
+    void (*sample)(const char *name, int device, double us); /* every timed record, if set
+                              * (KTIME_DUMP_SAMPLES) */
 };
 
 /* Prepares h. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "dump.h"
 #include "fork.h"
 #include "ktime.h"
 #include "lifecycle.h"
@@ -43,6 +44,7 @@ __attribute__((constructor)) static void ktime_init(void)
     }
     drain_init(&kt.drain, &driver_event_ops);
     hw_init(&kt.hw, kt.cfg.warmup);
+    dump_setup();
     atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     fork_register();

@@ -46,6 +46,31 @@ run_ktime cu KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" KTIME_OUTPUT="$tmp/cu.js
 check "cupti: the CUPTI timer was used" jc "$tmp/cu.json" timer.used == cupti
 quantiles cupti "$tmp/cu.json"
 
+# KTIME_DUMP_SAMPLES: every sample of the same run, one line each; the report's quantiles
+# agree with the exact ones of the dumped samples.
+# dump_q FILE KERNEL Q: the sample of rank floor(Q * (n - 1)) of KERNEL's dumped samples.
+dump_q() {
+    awk -F '\t' -v k="$2" '$1 == k { print $3 }' "$1" | sort -g |
+        awk -v q="$3" '{ v[NR] = $1 } END { printf "%.6f\n", v[int(q * (NR - 1)) + 1] }'
+}
+for t in events cupti; do
+    run_ktime d$t KTIME_TIMER=$t KTIME_CUPTI_LIB="$CUPTI" KTIME_DUMP_SAMPLES="$tmp/d$t-%p.txt" \
+        KTIME_OUTPUT="$tmp/d$t.json" "$A" $PLAN
+    f=$(ls "$tmp"/d$t-*.txt 2>/dev/null | head -n 1)
+    check "$t, KTIME_DUMP_SAMPLES: a file named with the pid (%p)" test -n "$f"
+    check "$t, KTIME_DUMP_SAMPLES: one header line" sh -c "head -n 1 '$f' | grep -q '^# ktime samples of pid [0-9]*: kernel'"
+    check "$t, KTIME_DUMP_SAMPLES: a line per timed sample of kq (200)" sh -c "[ \$(grep -c '^kq	0	' '$f') = 200 ]"
+    check "$t, KTIME_DUMP_SAMPLES: a line per timed sample of kf (3)" sh -c "[ \$(grep -c '^kf	0	' '$f') = 3 ]"
+    for _q in 50 90 99; do
+        _x=$(dump_q "$f" kq "0.$_q")
+        _tol=$(awk -v x="$_x" 'BEGIN { printf "%.6f", x / 100 }')
+        check "$t: kq's p$_q within 1 % of the dumped samples' ($_x us)" jc "$tmp/d$t.json" "kernels[mangled=kq].p${_q}_us" '~' "$_x" "$_tol"
+    done
+done
+run_ktime dbad KTIME_DUMP_SAMPLES=/nonexistent/dir/d.txt KTIME_OUTPUT="$tmp/dbad.json" "$A" $PLAN
+check "KTIME_DUMP_SAMPLES unwritable: one warning, the report as usual" sh -c \
+    "grep -q '^ktime: warning: KTIME_DUMP_SAMPLES' '$tmp/dbad.err' && [ \$(grep -c '' '$tmp/dbad.err') = 1 ] && '$JCHECK' '$tmp/dbad.json' totals.timed == 203"
+
 run_ktime tx KTIME_OUTPUT="$tmp/tx.txt" "$A" $PLAN
 med=$(exact_q $DURS 205 5 0.5)
 check "text: Med us and p99 us columns after Mean us" grep -Eq '^ +Time% +Total ms +Calls +Warmup +Timed +Mean us +Med us +p99 us +Min us' "$tmp/tx.txt"
