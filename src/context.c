@@ -143,6 +143,11 @@ struct pool *ktime_pool_create(CUcontext ctx)
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
             p->primary = is_primary(ctx, dev);
+            if (kt.trace_on) {
+                void *unused = NULL;
+                if (driver_event_ops.create(ctx, &p->anchor, &unused) != 0)
+                    p->anchor = NULL; /* this context's launches stay off the timeline */
+            }
             p->seen = calloc(((size_t)kt.ktab.mask + 64) / 64, sizeof *p->seen);
             /* Everything a launching thread reads is set before the pool is published. */
             gate_alloc(&p->gate_host, &p->gate_dev);

@@ -3,6 +3,7 @@
 #include "drain.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,6 +30,8 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->last_agg = NULL;
     d->tick = NULL;
     d->records = NULL;
+    d->trace = NULL;
+    d->sample = NULL;
     d->grow_clock = monotonic_ns;
     d->started = false;
     atomic_init(&d->stop, 0);
@@ -117,6 +120,38 @@ void drain_pool_gone(struct drain *d, struct pool *p)
     atomic_store_explicit(&p->dead, 1, memory_order_release);
 }
 
+/* Where the sample of slot id (ms long) began: against the pool's reference event, a second
+ * elapsed-time call. cuEventElapsedTime's float milliseconds keep about 0.1 us up to a second
+ * (a 24-bit mantissa): a sample that far past the reference becomes the next reference, and
+ * its slot stays out of use. Returns true when it kept the slot. */
+static bool trace_place(struct drain *d, struct pool *p, uint32_t id, float ms)
+{
+    struct pool_slot *s = &p->slots[id];
+    float off;
+
+    if (atomic_load_explicit(&p->anchor_state, memory_order_acquire) != 2) {
+        d->trace->unplaced++;
+        return false;
+    }
+    void *ref = p->anchor_slot == UINT32_MAX ? p->anchor : p->slots[p->anchor_slot].start;
+    if (!p->ref_ns)
+        p->ref_ns = p->anchor_ns;
+    if (d->ops->elapsed(ref, s->start, &off) != 0) {
+        d->trace->unplaced++; /* the reference has not completed (another stream's) */
+        return false;
+    }
+    uint64_t ts = (uint64_t)((int64_t)p->ref_ns + llround((double)off * 1e6));
+    trace_add(d->trace, ts, (uint64_t)llround((double)ms * 1e6), NULL, s->kernel, p->device,
+              s->stream, &s->shape);
+    if (off < 1000.0f)
+        return false;
+    if (p->anchor_slot != UINT32_MAX)
+        pool_release(p, p->anchor_slot);
+    p->anchor_slot = id;
+    p->ref_ns = ts;
+    return true;
+}
+
 /* Folds the pair at pending position j, which a query found complete: one elapsed-time
  * call. Returns 0 when folded (the position is then marked free), 1 when it must wait,
  * -2 when its context is gone. */
@@ -150,7 +185,11 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     } else if (a) {
         a->errors++;
     }
-    pool_release(p, p->pending[j]);
+    bool kept = r == 0 && a && d->trace && p->anchor && !(s->gen &&
+                atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) &&
+                trace_place(d, p, p->pending[j], ms);
+    if (!kept)
+        pool_release(p, p->pending[j]);
     p->pending[j] = UINT32_MAX;
     return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "pool.h"
 #include "shape.h"
+#include "trace.h"
 #include "sketch.h"
 #include "stats.h"
 
@@ -41,6 +42,8 @@ struct drain {
     void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
                                   * it runs (signals_install), hence atomic */
     void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
+    struct trace *trace;         /* KTIME_TRACE: every sample placed on the timeline, or NULL;
+                                  * set before the thread starts */
     void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
                                   * (KTIME_DUMP_SAMPLES); set before the thread starts */
     uint64_t (*grow_clock)(void); /* CLOCK_MONOTONIC ns, what a growth step is timed by

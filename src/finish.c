@@ -253,6 +253,39 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
     return false;
 }
 
+static const char *trace_kernel_name(uint32_t id)
+{
+    return id <= kt.ktab.mask ? atomic_load(&kt.ktab.slots[id].name) : NULL;
+}
+
+/* KTIME_TRACE: the timeline of the timed launches, once the drain has stopped adding to it. */
+static void deliver_trace(void)
+{
+    char path[PATH_MAX], host[256];
+    struct output o;
+    const char *why = NULL;
+
+    if (outpath_expand(kt.cfg.trace, (long)getpid(), outpath_hostname(host, sizeof host), path,
+                       sizeof path, env_get) != 0) {
+        log_warn("KTIME_TRACE '%s' is too long once expanded; no trace written", kt.cfg.trace);
+        return;
+    }
+    if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) != 0) {
+        log_warn("KTIME_TRACE '%s' %s; no trace written", path, why);
+        return;
+    }
+    int rc = trace_write(o.f, &kt.trace, trace_kernel_name, PACKAGE_VERSION);
+    if (output_close(&o, rc != 0, &why) != 0) {
+        log_warn("writing KTIME_TRACE '%s' failed (%s)", path, why);
+        return;
+    }
+    if (kt.trace.dropped)
+        log_warn("KTIME_TRACE: %llu timed launches past the first %llu are not in the trace "
+                 "(KTIME_TRACE_MAX)", (unsigned long long)kt.trace.dropped,
+                 (unsigned long long)kt.trace.max);
+    log_info("trace written to %s (%llu kernel runs)", path, (unsigned long long)kt.trace.n);
+}
+
 /* Gathers the rows (again, for finish_late) into done.r and writes them. */
 static bool build_and_deliver(double t_built, const char *path_done)
 {
@@ -348,6 +381,8 @@ void finish_report(bool from_drain_thread)
     log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain", t_stop - t0,
               t_finish - t_stop);
     done.to_file = build_and_deliver(drain_now_ms(), NULL);
+    if (kt.trace_on && done.stopped)
+        deliver_trace();
 }
 
 /* After every exit handler, CUDA's teardown included: launches that other threads made while

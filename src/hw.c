@@ -116,6 +116,8 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
         shape_add(&d->shapes, shape, (double)(end_ns - start_ns) / 1000.0);
     if (h->sample)
         h->sample(k->name, device, (double)(end_ns - start_ns) / 1000.0);
+    if (h->trace)
+        trace_add(h->trace, start_ns, end_ns - start_ns, k->name, 0, device, stream_id, shape);
 }
 
 void hw_free(struct hw *h)

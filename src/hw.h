@@ -11,6 +11,7 @@
 
 #include "shape.h"
 #include "sketch.h"
+#include "trace.h"
 #include "stats.h"
 
 /* One kernel name on one device. */
@@ -54,6 +55,7 @@ struct hw {
     uint64_t records;        /* kernel records in all */
     uint64_t in_graph;       /* of them, run as a graph's node */
     uint64_t lost;           /* records that could not be kept (out of memory) */
+    struct trace *trace;     /* KTIME_TRACE with the CUPTI timer: every timed record, or NULL */
     void (*sample)(const char *name, int device, double us); /* every timed record, if set
                               * (KTIME_DUMP_SAMPLES) */
 };

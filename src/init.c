@@ -45,6 +45,14 @@ __attribute__((constructor)) static void ktime_init(void)
     drain_init(&kt.drain, &driver_event_ops);
     hw_init(&kt.hw, kt.cfg.warmup);
     dump_setup();
+    if (kt.cfg.trace) {
+        trace_init(&kt.trace, (uint64_t)kt.cfg.trace_max);
+        kt.trace_on = true;
+        kt.drain.trace = &kt.trace;
+        /* With KTIME_TIMER=both the table is the events': CUPTI's records stay off the trace. */
+        if (kt.cfg.timer == TIMER_CUPTI)
+            kt.hw.trace = &kt.trace;
+    }
     atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     fork_register();

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cuptitimer.h"
 #include "driver.h"
@@ -158,6 +159,22 @@ static struct pool *pool_for(CUcontext ctx)
     return tls_pool;
 }
 
+/* KTIME_TRACE: the pool's reference event, on the stream of its first timed launch, just
+ * before that launch's start event. Once per context. */
+static void trace_anchor(struct pool *p, CUstream es)
+{
+    int expected = 0;
+    struct timespec now;
+
+    if (!atomic_compare_exchange_strong(&p->anchor_state, &expected, 1))
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    p->anchor_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    atomic_store_explicit(&p->anchor_state,
+                          drv.EventRecord((CUevent)p->anchor, es) == CUDA_SUCCESS ? 2 : 3,
+                          memory_order_release);
+}
+
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first)
 {
@@ -258,6 +275,8 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->exiting = false;
     L->slot = slot;
     L->stream = es;
+    if (p->anchor && atomic_load_explicit(&p->anchor_state, memory_order_acquire) == 0)
+        trace_anchor(p, es);
     r = drv.EventRecord((CUevent)p->slots[slot].start, es);
     if (r != CUDA_SUCCESS) {
         gate_open(L);

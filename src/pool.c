@@ -18,6 +18,11 @@ int pool_init(struct pool *p, const struct event_ops *ops, void *ctx, int device
     atomic_init(&p->dead, 0);
     atomic_init(&p->gone, 0);
     p->primary = false;
+    p->anchor = NULL;
+    atomic_init(&p->anchor_state, 0);
+    p->anchor_ns = 0;
+    p->anchor_slot = UINT32_MAX;
+    p->ref_ns = 0;
     p->seen = NULL;
     p->npending = 0;
     p->grow_from = p->grow_to = 0;

@@ -58,6 +58,17 @@ struct pool {
     _Atomic int gone;           /* its context was destroyed before it could retire: no call
                                  * on its events any more (set with retiring) */
     bool primary;               /* ctx is its device's primary context */
+    /* KTIME_TRACE: the reference event the samples are placed against on the timeline,
+     * recorded before the first timed launch's start event (anchor_state 0 not yet, 1 being
+     * recorded, 2 recorded at CLOCK_MONOTONIC anchor_ns, 3 failed). The drain moves it
+     * forward to a later start event (anchor_slot, kept out of use) before the float
+     * milliseconds of cuEventElapsedTime lose precision. NULL: no trace. */
+    void *anchor;
+    _Atomic int anchor_state;
+    uint64_t anchor_ns;
+    uint32_t anchor_slot;       /* drain thread: slot whose start event is the reference now,
+                                 * or UINT32_MAX (the anchor itself) */
+    uint64_t ref_ns;            /* drain thread: the reference's time, 0 until first used */
     /* One bit per ktab id: kernels launched (bracketed) in this context before. A kernel's
      * first launch in a context may load its module there, which waits for the stream, so
      * it is never gated. NULL: only a kernel's very first launch is spared. */

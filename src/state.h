@@ -13,6 +13,7 @@
 #include "config.h"
 #include "drain.h"
 #include "hw.h"
+#include "trace.h"
 #include "ktab.h"
 #include "report.h"
 
@@ -48,6 +49,8 @@ struct ktime_state {
      * is handed over to another client (then events). */
     _Atomic int timing;
     struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
+    struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
+    bool trace_on;                      /* KTIME_TRACE is set (before any pool is made) */
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
 };
 

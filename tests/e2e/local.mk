@@ -149,6 +149,7 @@ E2E_TESTS = \
 	tests/e2e/counts.sh \
 	tests/e2e/quantiles.sh \
 	tests/e2e/shapes.sh \
+	tests/e2e/trace.sh \
 	tests/e2e/warmup.sh \
 	tests/e2e/threads.sh \
 	tests/e2e/pool.sh \
