@@ -106,7 +106,9 @@ int ktime_cpu_timer_elapsed_us(const ktime_cpu_timer *t, double *us);
  *
  * Under ktime (LD_PRELOAD, or linked with -lktime, and KTIME_DISABLE set or not) the timer's
  * events are ktime's own calls: they are not launches, and nothing in ktime's report counts
- * them. */
+ * them. NOTE: linking with -lktime puts ktime itself in the process, timing every launch and
+ * writing its report at exit, unless KTIME_DISABLE=1; while it times launches, its own events
+ * (and launch gates) around each launch are inside this timer's interval. */
 typedef struct ktime_gpu_timer ktime_gpu_timer;
 
 /* Creates a timer on `stream`, a CUstream / cudaStream_t: NULL is the legacy default
