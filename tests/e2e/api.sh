@@ -15,6 +15,15 @@ need_ktime
 LDP=$(dirname "$KTIME_LIB"):$LDP
 EX_BIN=${E2E_BIN%/tests/e2e}/tools/example
 
+# run_linked NAME [VAR=VALUE...] PROGRAM [ARGS...]: run_plain, for a program linked with
+# libktime: in a sanitizer build libktime needs the sanitizer's runtime loaded first, which
+# run_ktime preloads and run_plain does not.
+run_linked() {
+    _rn=$1
+    shift
+    run_plain "$_rn" ${E2E_PRELOAD_FIRST:+LD_PRELOAD=$E2E_PRELOAD_FIRST} "$@"
+}
+
 # api_records NAME: the cuEventRecord calls of the timers, as app_api printed them.
 api_records() { sed -n 's/^api_event_records //p' "$tmp/$1.out"; }
 
@@ -48,9 +57,9 @@ gpu_kernels_exact() {
 
 for how in linked preloaded linked_disabled preloaded_disabled; do
     case $how in
-        linked) run=run_plain off= ;;
+        linked) run=run_linked off= ;;
         preloaded) run=run_ktime off= ;;
-        linked_disabled) run=run_plain off=KTIME_DISABLE=1 ;;
+        linked_disabled) run=run_linked off=KTIME_DISABLE=1 ;;
         preloaded_disabled) run=run_ktime off=KTIME_DISABLE=1 ;;
     esac
     # shellcheck disable=SC2086  # $off is one word or none
@@ -107,14 +116,14 @@ check "preloaded, events late: counts" counts_match "$tmp/gpu_delay.json" "$tmp/
 check "preloaded, events late: every launch in exactly one bucket" accounting "$tmp/gpu_delay.json"
 check "preloaded, events late: the fake's event records are ktime's plus the timers'" \
     events_with_api "$tmp/gpu_delay.json" "$tmp/gpu_delay.cnt" gpu_delay
-run_plain gpu_delay_off KTIME_DISABLE=1 FAKECUDA_COMPLETE_DELAY_US=20000 "$E2E_BIN/app_api" gpu
+run_linked gpu_delay_off KTIME_DISABLE=1 FAKECUDA_COMPLETE_DELAY_US=20000 "$E2E_BIN/app_api" gpu
 selftest_lines "$tmp/gpu_delay_off.out" "disabled, events late: "
 check "disabled, events late: app_api gpu exits 0" rc_is gpu_delay_off 0
 
 # --- the example -------------------------------------------------------------------------
 # The fake's module images are text: a kernel of 125 us, launched 8 times.
 printf 'example_spin=125000' >"$tmp/spin.mod"
-run_plain example KTIME_OUTPUT="$tmp/example.json" "$EX_BIN/timer_example" \
+run_linked example KTIME_OUTPUT="$tmp/example.json" "$EX_BIN/timer_example" \
     "$tmp/spin.mod" example_spin 8
 check "timer_example runs" rc_is example 0
 check "timer_example prints the GPU timer's exact time: 8 x 125 us = 1 ms" \
@@ -124,7 +133,7 @@ check "timer_example prints the CPU timer's time" \
 check "timer_example: ktime, linked in, times its kernel as usual (3 of 8 after warmup, 125 us)" \
     exact "$tmp/example.json" example_spin 3 125
 check "timer_example: nothing but the report on stderr" empty "$tmp/example.err"
-run_plain example_bad "$EX_BIN/timer_example" "$tmp/spin.mod" no_such_kernel
+run_linked example_bad "$EX_BIN/timer_example" "$tmp/spin.mod" no_such_kernel
 check "timer_example with a kernel the module lacks: exit 1 and a message" \
     sh -c "[ \"\$(cat '$tmp/example_bad.rc')\" = 1 ] && grep -q 'cuModuleGetFunction failed' '$tmp/example_bad.err'"
 

@@ -78,14 +78,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "timer_example: cannot read %s\n", argv[1]);
         return 1;
     }
-    if (!cuda_ok(cuInit(0), "cuInit") || !cuda_ok(cuDeviceGet(&dev, 0), "cuDeviceGet") ||
-        !cuda_ok(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
-        !cuda_ok(cuCtxSetCurrent(ctx), "cuCtxSetCurrent") ||
-        !cuda_ok(cuModuleLoadData(&mod, image), "cuModuleLoadData") ||
-        !cuda_ok(cuModuleGetFunction(&fn, mod, argv[2]), "cuModuleGetFunction") ||
+    rc = cuda_ok(cuInit(0), "cuInit") && cuda_ok(cuDeviceGet(&dev, 0), "cuDeviceGet") &&
+         cuda_ok(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") &&
+         cuda_ok(cuCtxSetCurrent(ctx), "cuCtxSetCurrent") &&
+         cuda_ok(cuModuleLoadData(&mod, image), "cuModuleLoadData");
+    free(image);
+    if (!rc || !cuda_ok(cuModuleGetFunction(&fn, mod, argv[2]), "cuModuleGetFunction") ||
         !cuda_ok(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
         return 1;
-    free(image);
 
     /* The GPU timer belongs to the current context and times work on `stream`. */
     if (!ktime_ok(ktime_gpu_timer_create(&gpu, stream), "ktime_gpu_timer_create"))
