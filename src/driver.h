@@ -49,6 +49,7 @@
     X(StreamCreate, cuStreamCreate, 2000, 0)                  \
     X(StreamDestroy, cuStreamDestroy, 4000, 0)                \
     X(EventDestroy, cuEventDestroy, 4000, 0)                  \
+    X(EventSynchronize, cuEventSynchronize, 2000, 0)          \
     X(LaunchKernel, cuLaunchKernel, 4000, 0)                  \
     X(MemFreeHost, cuMemFreeHost, 2000, 0)
 

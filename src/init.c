@@ -64,6 +64,13 @@ void ktime_set_symbol_source(void *(*lookup)(const char *name))
     atomic_store(&symbol_source, lookup);
 }
 
+bool ktime_driver_present(void)
+{
+    void *(*lookup)(const char *) = atomic_load(&symbol_source);
+
+    return lookup && lookup("cuGetProcAddress_v2");
+}
+
 bool ktime_driver_ready(void)
 {
     int st = atomic_load_explicit(&kt.driver_state, memory_order_acquire);

@@ -18,6 +18,11 @@
  * once, from the interposition layer's constructor. */
 void ktime_set_symbol_source(void *(*lookup)(const char *name));
 
+/* Whether the process has a CUDA driver loaded that ktime's lookup finds (without resolving
+ * anything, nor deciding for good as ktime_driver_ready() does). For the timer API (api.c),
+ * which may be called before any libcuda is loaded. Any thread; no lock. */
+bool ktime_driver_present(void);
+
 /* True once ktime's own driver pointers are resolved; resolves them on first call.
  * Any thread; takes the set-up lock only the first time. */
 bool ktime_driver_ready(void);

@@ -214,3 +214,29 @@ EXTRA_DIST += tests/e2e/timer.sh
 # Shared by the two fakes / the two self-tests.
 EXTRA_DIST += tests/fake/fakeutil.h tests/e2e/selfcheck.h
 tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil.h
+
+# ---------------------------------------------------------------- the timer API (include/ktime.h)
+# Programs linked with -lktime and, but for app_api_nodrv, the fake driver; the example of the
+# API in tools/example. They are linked by the compiler, not libtool (which would make them
+# wrapper scripts around the uninstalled library): api.sh puts the folder of libktime.so on
+# LD_LIBRARY_PATH. api.sh runs them with and without libktime preloaded.
+E2E_KTIME_LINK = -L$(top_builddir)/src/.libs -lktime
+E2E_PLAIN_LINK = $(CCLD) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+check_PROGRAMS += tests/e2e/app_api tests/e2e/app_api_nodrv tools/example/timer_example
+tests_e2e_app_api_SOURCES = tests/e2e/app_api.c tests/e2e/selfcheck.h
+tests_e2e_app_api_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+tests_e2e_app_api_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -lm
+EXTRA_tests_e2e_app_api_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
+tests_e2e_app_api_LINK = $(E2E_PLAIN_LINK)
+tests_e2e_app_api_nodrv_SOURCES = tests/e2e/app_api_nodrv.c tests/e2e/selfcheck.h
+tests_e2e_app_api_nodrv_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+tests_e2e_app_api_nodrv_LDADD = $(E2E_KTIME_LINK) -ldl
+EXTRA_tests_e2e_app_api_nodrv_DEPENDENCIES = src/libktime.la
+tests_e2e_app_api_nodrv_LINK = $(E2E_PLAIN_LINK)
+tools_example_timer_example_SOURCES = tools/example/timer_example.c
+tools_example_timer_example_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+tools_example_timer_example_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA)
+EXTRA_tools_example_timer_example_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
+tools_example_timer_example_LINK = $(E2E_PLAIN_LINK)
+TESTS += tests/e2e/api.sh
+EXTRA_DIST += tests/e2e/api.sh

@@ -5,7 +5,7 @@
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
 # OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, app_exitrace,
-# libkcount.so and BUILD-INFO.txt
+# api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -151,6 +151,21 @@ if step inject_dummy "$CC" -O2 -fPIC -shared -o "$OUTDIR/libinject_dummy.so" "$H
     built+=(inject_dummy)
 fi
 
+# --- the timer API (include/ktime.h) against CUPTI: needs libktime.so built first ------------
+# KTIME_LIBDIR: the folder of libktime.so (default: build/src/.libs of this checkout). Not run by
+# run.sh; run it as LD_LIBRARY_PATH=KTIME_LIBDIR OUTDIR/api_timer (tests/gpu/README.md).
+KTIME_LIBDIR=${KTIME_LIBDIR:-$HERE/../../build/src/.libs}
+if [ -f "$KTIME_LIBDIR/libktime.so" ]; then
+    if step api_timer "$NVCC" "${NVFLAGS[@]}" -I"$HERE/../../include" -Xlinker -rpath -Xlinker "$RUNTIME_LIBDIRS" \
+        -o "$OUTDIR/api_timer" "$HERE/api_timer.cu" -L"$KTIME_LIBDIR" -lktime -L"$CUDA_HOME/lib64" -lcupti; then
+        check api_timer "depends on libktime.so" needed "$OUTDIR/api_timer" libktime.so
+        built+=(api_timer)
+    fi
+else
+    echo "build.sh: FAILED: api_timer: no libktime.so in $KTIME_LIBDIR (build ktime first, or set KTIME_LIBDIR)" >&2
+    failed+=(api_timer)
+fi
+
 # --- the independent counter ---------------------------------------------------------------
 if step libkcount "$CC" -O2 -g -std=gnu11 -Wall -Wextra -fPIC -shared -I"$CUDA_HOME/include" \
     -o "$OUTDIR/libkcount.so" "$HERE/kcount.c" -L"$CUDA_HOME/lib64" -lcupti -lpthread \
@@ -167,7 +182,7 @@ fi
     echo "cc: $("$CC" --version | head -n 1)"
     echo "gencode: ${GENCODE[*]}"
     echo "git: $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$HERE" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty)')"
-    for f in app_static app_shared app_ptds app_paths app_driver app_exitrace libkcount.so; do
+    for f in app_static app_shared app_ptds app_paths app_driver app_exitrace api_timer libkcount.so; do
         [ -f "$OUTDIR/$f" ] && echo "$(sha256sum "$OUTDIR/$f" | cut -c1-16)  $(stat -c %s "$OUTDIR/$f")  $f"
     done
 } >"$OUTDIR/BUILD-INFO.txt"
