@@ -83,7 +83,7 @@ for how in linked preloaded linked_disabled preloaded_disabled; do
         check "$how: every event record the fake saw is the timers'" only_api_records "$tmp/gpu_$how.cnt" gpu_$how
     else
         rep=$tmp/gpu_$how.json
-        check "$how: a report is written (ktime is in the process)" jc "$rep" schema_version == 1
+        check "$how: a report is written (ktime is in the process)" jc "$rep" schema_version == 2
         check "$how: the report's rows and launches are the program's kernels, no more" \
             counts_match "$rep" "$tmp/gpu_$how.cnt"
         check "$how: five kernels, none of them the timers' events" jc "$rep" 'kernels|len' == 5
