@@ -36,6 +36,9 @@ struct config {
     const char *cupti_lib;   /* KTIME_CUPTI_LIB: libcupti to load first (owned copy), or NULL */
     long cupti_buffer_mb;    /* KTIME_CUPTI_BUFFER_MB: activity buffers, in all */
     long sample;             /* KTIME_SAMPLE: time about one launch in this many (events) */
+    bool nvml;               /* KTIME_NVML: read the run's conditions through NVML */
+    const char *nvml_lib;    /* KTIME_NVML_LIB: the libnvidia-ml to load (owned copy), or NULL */
+    long nvml_interval_ms;   /* KTIME_NVML_INTERVAL_MS: between NVML readings */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
@@ -43,6 +46,7 @@ struct config {
 #define CONFIG_DEFAULT_EXIT_WAIT_MS 2000
 #define CONFIG_DEFAULT_MAX_KERNELS 65536
 #define CONFIG_DEFAULT_CUPTI_BUFFER_MB 8
+#define CONFIG_DEFAULT_NVML_INTERVAL_MS 100
 
 /* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
  * variable. A bad value gets one "ktime: warning:" line naming the variable and the

@@ -49,7 +49,10 @@
     X(StreamDestroy, cuStreamDestroy, 4000, 0)                \
     X(EventDestroy, cuEventDestroy, 4000, 0)                  \
     X(LaunchKernel, cuLaunchKernel, 4000, 0)                  \
-    X(MemFreeHost, cuMemFreeHost, 2000, 0)
+    X(MemFreeHost, cuMemFreeHost, 2000, 0)                    \
+    X(DeviceGetCount, cuDeviceGetCount, 2000, 0)              \
+    X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, 0)        \
+    X(DeviceGetUuid, cuDeviceGetUuid, 11040, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;
