@@ -71,7 +71,7 @@ static struct {
 static struct {
     pthread_t thread;
     _Atomic int started;     /* nvml_start ran (0/1) */
-    bool running;            /* the thread exists (set before it starts, by nvml_start) */
+    _Atomic bool running;    /* the thread exists: set by nvml_start, cleared once joined */
     _Atomic int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
