@@ -85,6 +85,8 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .cupti_buffer_mb = CONFIG_DEFAULT_CUPTI_BUFFER_MB,
         .trace_max = CONFIG_DEFAULT_TRACE_MAX,
         .sample = 1,
+        .nvml = true,
+        .nvml_interval_ms = CONFIG_DEFAULT_NVML_INTERVAL_MS,
     };
 
     /* KTIME_LOG first: it decides whether the other warnings are shown. */
@@ -136,6 +138,11 @@ void config_load(struct config *c, const char *(*get)(const char *))
         else
             log_warn("KTIME_TIMER='%s' is not one of events, cupti, both; using events", s);
     }
+    parse_bool(get, "KTIME_NVML", &c->nvml);
+    parse_long(get, "KTIME_NVML_INTERVAL_MS", 10, 60000, &c->nvml_interval_ms);
+    s = get("KTIME_NVML_LIB");
+    if (s && *s)
+        c->nvml_lib = strdup(s);
     s = get("KTIME_CUPTI_LIB");
     if (s && *s)
         c->cupti_lib = strdup(s);

@@ -40,6 +40,9 @@ struct config {
     const char *trace;       /* KTIME_TRACE: Chrome/Perfetto trace file (owned), or NULL */
     long trace_max;          /* KTIME_TRACE_MAX: timed launches kept in the trace, at most */
     const char *dump;        /* KTIME_DUMP_SAMPLES: every timed sample, one per line (owned) */
+    bool nvml;               /* KTIME_NVML: read the run's conditions through NVML */
+    const char *nvml_lib;    /* KTIME_NVML_LIB: the libnvidia-ml to load (owned copy), or NULL */
+    long nvml_interval_ms;   /* KTIME_NVML_INTERVAL_MS: between NVML readings */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
@@ -48,6 +51,7 @@ struct config {
 #define CONFIG_DEFAULT_MAX_KERNELS 65536
 #define CONFIG_DEFAULT_CUPTI_BUFFER_MB 8
 #define CONFIG_DEFAULT_TRACE_MAX 1000000
+#define CONFIG_DEFAULT_NVML_INTERVAL_MS 100
 
 /* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
  * variable. A bad value gets one "ktime: warning:" line naming the variable and the

@@ -51,7 +51,9 @@
     X(EventDestroy, cuEventDestroy, 4000, 0)                  \
     X(EventSynchronize, cuEventSynchronize, 2000, 0)          \
     X(LaunchKernel, cuLaunchKernel, 4000, 0)                  \
-    X(MemFreeHost, cuMemFreeHost, 2000, 0)
+    X(MemFreeHost, cuMemFreeHost, 2000, 0)                    \
+    X(DeviceGetCount, cuDeviceGetCount, 2000, 0)              \
+    X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

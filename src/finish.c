@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "nvml.h"
 #include "outpath.h"
 #include "output.h"
 #include "signals.h"
@@ -44,6 +45,7 @@ void ktime_register_exit(void)
         log_warn("could not register the exit handler; no report will be written");
     if (kt.cfg.signals)
         signals_install();
+    nvml_start();
 }
 
 static int write_report(FILE *f, struct report *r)
@@ -378,6 +380,14 @@ void finish_report(bool from_drain_thread)
     if (done.stopped) /* every sample is in: no thread adds to the dump any more */
         dump_close();
     r->ndevices = atomic_load(&kt.ndevices);
+    {
+        /* The run's conditions: the NVML sampler's last reading of the report's devices. */
+        int ordinals[KTIME_MAX_DEVICES];
+        for (int d = 0; d < r->ndevices; d++)
+            ordinals[d] = kt.devices[d].ordinal;
+        r->conditions = nvml_finish(ordinals, r->ndevices,
+                                    kt.cfg.exit_wait_ms > 500 ? kt.cfg.exit_wait_ms : 500);
+    }
     log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain", t_stop - t0,
               t_finish - t_stop);
     done.to_file = build_and_deliver(drain_now_ms(), NULL);

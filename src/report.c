@@ -1,6 +1,7 @@
 /* report.c - the per-kernel report as a text table or JSON. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "report.h"
+#include "conditions.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -237,6 +238,20 @@ static int finish(FILE *f)
     return 0;
 }
 
+/* The run's conditions (conditions.h) for the report's devices: the header's lines, or the
+ * JSON's "conditions" member. */
+static void report_conditions(FILE *f, const struct report *r, bool json)
+{
+    int ordinals[64], n = 0;
+
+    for (int d = 0; d < r->ndevices && n < 64; d++)
+        ordinals[n++] = r->devices[d].ordinal;
+    if (json)
+        cond_write_json(f, r->conditions, ordinals, n);
+    else
+        cond_write_text(f, r->conditions, ordinals, n);
+}
+
 /* ---- text ---- */
 
 #define NAME_WIDTH 72
@@ -385,6 +400,7 @@ int report_write_text(FILE *f, struct report *r)
                    "contexts: no pinned memory; their launches were not gated)\n",
                 r->gate_requested ? r->gate_requested : r->gate, r->gate_unavailable,
                 r->contexts);
+    report_conditions(f, r, false);
     fputc('\n', f);
 
     fprintf(f, "%7s %12s %9s %7s %9s %11s %11s %11s %11s %11s %11s  %s\n", "Time%", "Total ms",
@@ -768,7 +784,9 @@ int report_write_json(FILE *f, struct report *r)
             fputs("null", f);
         fprintf(f, " }");
     }
-    fprintf(f, "%s],\n  \"kernels\": [", r->ndevices ? "\n  " : "");
+    fprintf(f, "%s],\n  ", r->ndevices ? "\n  " : "");
+    report_conditions(f, r, true);
+    fprintf(f, ",\n  \"kernels\": [");
     for (size_t i = 0; i < r->nkernels; i++) {
         const struct row *w = &rows[i];
         const struct report_kernel *k = w->k;

@@ -13,6 +13,8 @@
 
 #define REPORT_SCHEMA_VERSION 2
 
+struct conditions; /* conditions.h: the run's conditions (NVML) */
+
 struct report_device {
     int ordinal;
     char name[128];
@@ -87,6 +89,7 @@ struct report {
     const char *cupti_library;      /* the libcupti used, or NULL */
     uint64_t cupti_dropped;         /* records CUPTI dropped */
     uint64_t cupti_refused;         /* buffers CUPTI asked for while ktime had none free */
+    const struct conditions *conditions; /* the run's conditions, or NULL (not checked) */
 };
 
 /* Writes r as the human-readable table. Returns 0, or -1 if writing to f failed. */

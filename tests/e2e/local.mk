@@ -240,3 +240,17 @@ EXTRA_tools_example_timer_example_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
 tools_example_timer_example_LINK = $(E2E_PLAIN_LINK)
 TESTS += tests/e2e/api.sh
 EXTRA_DIST += tests/e2e/api.sh
+# ---------------------------------------------------------------- the fake NVML
+# libnvidia-ml.so.1: devices matching the fake driver's (by PCI bus id, in the opposite order),
+# other processes, clocks, throttle reasons and failures set by FAKE_NVML_* (tests/fake/README.md,
+# "The fake NVML"). In a folder of its own, off the tests' library path: only conditions.sh
+# loads it (KTIME_NVML_LIB); every other test runs with no NVML.
+FAKE_NVML = tests/fake/nvml/libnvidia-ml.so.1
+check_DATA += $(FAKE_NVML)
+CLEANFILES += $(FAKE_NVML)
+EXTRA_DIST += tests/fake/fakenvml.c tests/e2e/conditions.sh
+tests/fake/nvml/libnvidia-ml.so.1: $(srcdir)/tests/fake/fakenvml.c
+	@$(MKDIR_P) tests/fake/nvml
+	$(AM_V_CC)$(CC) -shared -fPIC -O2 -fvisibility=hidden $(AM_CFLAGS) $(CFLAGS) \
+		-Wl,-soname,libnvidia-ml.so.1 -o $@ $(srcdir)/tests/fake/fakenvml.c -lpthread
+TESTS += tests/e2e/conditions.sh
