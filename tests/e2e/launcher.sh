@@ -64,9 +64,9 @@ for o in -w, --warmup -o, --output -f, --format -t, --timer -s, --sample -q, --q
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
 
-# Every variable the library reads (a "KTIME_..." string literal in src/*.c) is listed with
+# Every variable the library reads (a "KTIME_..." string literal in src/) is listed with
 # its meaning in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
-grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*.c | tr -d '"' | sort -u >"$tmp/vars"
+grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*.[ch] | tr -d '"' | sort -u >"$tmp/vars"
 check "the library reads at least the 14 documented variables" sh -c "[ \$(wc -l <'$tmp/vars') -ge 14 ]"
 sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/README.md" | sort -u >"$tmp/readme_vars"
 check "README's table has variables" test -s "$tmp/readme_vars"
