@@ -59,7 +59,7 @@ run_k help "$K" --help
 check "--help: status 0, on stdout, nothing on stderr" sh -c "[ \$(cat '$tmp/help.rc') = 0 ] && [ -s '$tmp/help.out' ] && [ ! -s '$tmp/help.err' ]"
 run_k h "$K" -h
 check "-h is --help" cmp "$tmp/help.out" "$tmp/h.out"
-for o in -w, --warmup -o, --output -f, --format -t, --timer -s, --sample -q, --quiet --range --version \
+for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --sample '-q,' --quiet --range --version \
     'ktime report|merge|diff|plot' 'ktime -- report'; do
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
