@@ -4,8 +4,9 @@
 # (/usr/local/cuda, or --with-cuda=DIR) is not a Debian package and is not installed here.
 # clang and libclang-rt-dev (libFuzzer) are wanted, not needed: without them the fuzz
 # targets run with their own random-input driver, built by gcc (tests/fuzz/README.md).
+# libc6-dev holds libc.a, with which tests/e2e/launcher.sh builds a static program to refuse.
 set -u
-PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
+PKGS="autoconf automake libtool make gcc libc6-dev pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
 WANTED="clang libclang-rt-dev"
 missing="" wanted=""
 for p in $PKGS; do

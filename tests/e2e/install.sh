@@ -1,0 +1,153 @@
+#!/bin/sh
+# install.sh - `make install DESTDIR=...` from the build tree: what is installed and what is
+# not (no .la), the installed launcher running a program against the installed library,
+# ktime.pc and the public header compiling a program with pkg-config, the man pages, the
+# installed tree moved elsewhere (relocation), and `make uninstall`. TAP.
+. "$(dirname "$0")/lib.sh"
+need_ktime
+
+: "${BUILD_DIR:=$E2E_BIN/../..}"
+: "${SRC_DIR:=$(dirname "$0")/../..}"
+[ -f "$BUILD_DIR/Makefile" ] || e2e_fail_setup "no Makefile in $BUILD_DIR (set BUILD_DIR)"
+A=$E2E_BIN/app_cudart
+CC_=${E2E_CC:-cc}
+
+# As launcher.sh: programs with the installed (perhaps sanitized) library get libasan first.
+KENV=
+if [ -n "${E2E_PRELOAD_FIRST:-}" ]; then
+    KENV="LD_PRELOAD=$E2E_PRELOAD_FIRST"
+    [ "${E2E_SANITIZER:-}" = asan ] && KENV="$KENV ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0"
+fi
+run_k() {
+    _n=$1
+    shift
+    # shellcheck disable=SC2086
+    $TIMEOUT env LD_LIBRARY_PATH="$LDP" $KENV "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err"
+    echo $? >"$tmp/$_n.rc"
+}
+status_is() { # NAME CODE
+    [ "$(cat "$tmp/$1.rc")" = "$2" ] && return 0
+    echo "status $(cat "$tmp/$1.rc"), want $2"
+    cat "$tmp/$1.err"
+    return 1
+}
+
+# make in the build tree, as a user would run it (not as a part of this make check).
+bmake() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES ${MAKE_PROG:-make} -C "$BUILD_DIR" "$@"
+}
+
+# The folders the build tree was configured with.
+{
+    echo 'ktime-e2e-dirs:'
+    printf '\t@echo "%s"\n' "prefix='\$(prefix)' bindir='\$(bindir)' libdir='\$(libdir)' includedir='\$(includedir)' mandir='\$(mandir)' docdir='\$(docdir)' pkgdatadir='\$(pkgdatadir)' VERSION='\$(VERSION)'"
+} >"$tmp/dirs.mk"
+dirs=$(bmake -s -f Makefile -f "$tmp/dirs.mk" ktime-e2e-dirs 2>"$tmp/dirs.err") ||
+    e2e_fail_setup "cannot read the build's folders: $(cat "$tmp/dirs.err")"
+eval "$dirs"
+[ -n "$prefix" ] && [ -n "$libdir" ] && [ -n "$VERSION" ] || e2e_fail_setup "no folders from the Makefile: $dirs"
+
+D=$tmp/dest
+bmake install DESTDIR="$D" >"$tmp/install.log" 2>&1
+echo $? >"$tmp/install.rc"
+check "make install DESTDIR=... succeeds" sh -c "[ \$(cat '$tmp/install.rc') = 0 ] || { tail -n 30 '$tmp/install.log'; exit 1; }"
+
+check "installed: the launcher, executable" test -x "$D$bindir/ktime"
+check "installed: libktime.so" test -f "$D$libdir/libktime.so"
+check "not installed: libktime.la, or any libtool archive" sh -c "[ -z \"\$(find '$D' -name '*.la')\" ]"
+check "installed: the public header ktime.h" cmp "$SRC_DIR/include/ktime.h" "$D$includedir/ktime.h"
+check "installed: ktime.pc" test -f "$D$libdir/pkgconfig/ktime.pc"
+check "installed: the man pages ktime(1) and libktime(7)" \
+    sh -c "[ -f '$D$mandir/man1/ktime.1' ] && [ -f '$D$mandir/man7/libktime.7' ]"
+check "installed: README.md and docs/*.md under docdir" sh -c \
+    "[ -f '$D$docdir/README.md' ] && for f in '$SRC_DIR'/docs/*.md; do [ -f \"$D$docdir/docs/\${f##*/}\" ] || exit 1; done"
+if [ -f "$SRC_DIR/tools/ktime_tool.py" ]; then
+    check "installed: the offline tools' ktime_tool.py" cmp "$SRC_DIR/tools/ktime_tool.py" "$D$pkgdatadir/ktime_tool.py"
+else
+    check "no tools/ktime_tool.py in the source tree: none installed" test ! -e "$D$pkgdatadir/ktime_tool.py"
+fi
+check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
+
+# --- the installed launcher runs a program against the installed library ---------------------
+run_k ver "$D$bindir/ktime" --version
+check "installed ktime --version: 'ktime $VERSION'" sh -c "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION' ]"
+check "installed ktime --version: the installed library" \
+    sh -c "l=\$(sed -n 's/^library //p' '$tmp/ver.out'); [ \"\$l\" = \"\$(cd '$D$libdir' && pwd -P)/libktime.so\" ]"
+run_plain base "$A" k=250000:20
+run_k run "$D$bindir/ktime" -o "$tmp/inst.json" "$A" k=250000:20
+check "installed ktime ./app: same stdout and status as without" same_run base run
+check "installed ktime ./app: the report, 15 samples of exactly 250 us" exact "$tmp/inst.json" k 15 250
+if [ ! -f "$SRC_DIR/tools/ktime_tool.py" ]; then
+    run_k tool "$D$bindir/ktime" report x.json
+    check "installed ktime report, no tools installed: 127, naming where it looked" sh -c \
+        "[ \$(cat '$tmp/tool.rc') = 127 ] && grep -qF 'ktime: the offline tools are not installed (no $D$pkgdatadir/ktime_tool.py' '$tmp/tool.err'"
+fi
+
+# --- pkg-config and the public header ----------------------------------------------------------
+if command -v pkg-config >/dev/null 2>&1; then
+    PC="env PKG_CONFIG_PATH=$D$libdir/pkgconfig PKG_CONFIG_LIBDIR=$D$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config"
+    check "pkg-config --modversion ktime: $VERSION" sh -c "[ \"\$($PC --modversion ktime)\" = '$VERSION' ]"
+    flags=$($PC --cflags --libs ktime 2>"$tmp/pc.err")
+    has_flags() {
+        for _f in "-I$D$includedir" "-L$D$libdir" -lktime; do
+            case " $flags " in *" $_f "*) ;; *) echo "no $_f in: $flags"; return 1 ;; esac
+        done
+    }
+    check "pkg-config --cflags --libs ktime: the installed include and lib folders, -lktime" has_flags
+    printf '#include <ktime.h>\n#include <stdio.h>\nint main(void) { printf("version %%s\\n", ktime_version()); return 0; }\n' >"$tmp/v.c"
+    # shellcheck disable=SC2086
+    if $CC_ -o "$tmp/v" "$tmp/v.c" $flags >"$tmp/cc.log" 2>&1; then
+        ok "a C program compiles against the installed ktime.h and links with -lktime"
+        run_k v LD_LIBRARY_PATH="$D$libdir" "$tmp/v"
+        check "... and ktime_version() says $VERSION" sh -c "[ \$(cat '$tmp/v.rc') = 0 ] && grep -qx 'version $VERSION' '$tmp/v.out'"
+    else
+        not_ok "a C program compiles against the installed ktime.h and links with -lktime" "$tmp/cc.log"
+    fi
+else
+    skip "pkg-config --cflags --libs ktime" "no pkg-config (Debian: pkg-config)"
+fi
+
+# --- the man pages -------------------------------------------------------------------------------
+for page in man1/ktime.1 man7/libktime.7; do
+    if command -v man >/dev/null 2>&1 && command -v nroff >/dev/null 2>&1; then
+        MANWIDTH=80 LC_ALL=C man --warnings -l "$D$mandir/$page" >"$tmp/man.out" 2>"$tmp/man.err"
+        check "man -l $page: formats with no warning, NAME and SYNOPSIS" sh -c \
+            "[ ! -s '$tmp/man.err' ] && grep -q '^NAME' '$tmp/man.out' && grep -q '^SYNOPSIS' '$tmp/man.out' || { cat '$tmp/man.err'; exit 1; }"
+    else
+        check "$page is installed (no man or nroff here to format it)" test -s "$D$mandir/$page"
+    fi
+done
+
+# --- relocation: the installed tree moved elsewhere keeps working ------------------------------
+case $bindir:$libdir in
+"$prefix"/*:"$prefix"/*)
+    M=$tmp/moved
+    mv "$D$prefix" "$M"
+    mbin=$M${bindir#"$prefix"}
+    mlib=$M${libdir#"$prefix"}
+    run_k mver "$mbin/ktime" --version
+    check "moved tree: ktime --version names the moved library" sh -c \
+        "l=\$(sed -n 's/^library //p' '$tmp/mver.out'); [ \"\$l\" = \"\$(cd '$mlib' && pwd -P)/libktime.so\" ]"
+    run_k mrun "$mbin/ktime" -o "$tmp/moved.json" "$A" k=250000:20
+    check "moved tree: ktime ./app times the program" sh -c \
+        "[ \$(cat '$tmp/mrun.rc') = 0 ] && '$JCHECK' '$tmp/moved.json' 'kernels[mangled=k].timed' == 15"
+    mkdir "$tmp/links"
+    ln -s "$mbin/ktime" "$tmp/links/ktime"
+    run_k mlink "$tmp/links/ktime" -o "$tmp/mlink.json" "$A" k=250000:20
+    check "moved tree, through a symlink to its launcher: the program is timed" sh -c \
+        "[ \$(cat '$tmp/mlink.rc') = 0 ] && '$JCHECK' '$tmp/mlink.json' 'kernels[mangled=k].timed' == 15"
+    if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
+        run_k mtool "$mbin/ktime" report --help
+        check "moved tree: ktime report --help runs the moved ktime_tool.py" status_is mtool 0
+    fi
+    mv "$M" "$D$prefix"
+    ;;
+*) skip "the installed tree moved elsewhere" "bindir $bindir or libdir $libdir is not under prefix $prefix" ;;
+esac
+
+# --- make uninstall removes everything make install put there ----------------------------------
+bmake uninstall DESTDIR="$D" >"$tmp/uninstall.log" 2>&1
+echo $? >"$tmp/uninstall.rc"
+check "make uninstall DESTDIR=... succeeds" sh -c "[ \$(cat '$tmp/uninstall.rc') = 0 ] || { tail -n 30 '$tmp/uninstall.log'; exit 1; }"
+check "... and leaves no file behind" sh -c "f=\$(find '$D' ! -type d); [ -z \"\$f\" ] || { echo \"\$f\"; exit 1; }"
+finish
