@@ -62,7 +62,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
-        uint64_t calls, captured, shutdown, rewarm, dropped, failed;
+        uint64_t calls, captured, shutdown, rewarm, dropped, failed, outside;
 
         if (!e)
             continue;
@@ -71,6 +71,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
          * in a bucket is counted in calls too. */
         failed = atomic_load(&e->failed);
         dropped = atomic_load(&e->dropped);
+        outside = kt.outside ? atomic_load(&kt.outside[ktab_id(t, e)]) : 0;
         shutdown = atomic_load(&e->shutdown);
         captured = atomic_load(&e->captured);
         rewarm = atomic_load(&e->rewarm);
@@ -111,6 +112,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;
         rk->failed += failed;
+        rk->outside_range += outside;
         row_of[ktab_id(t, e)] = (uint32_t)(rk - ks) + 1;
     }
     /* A drain thread that did not stop may still be changing the aggregates. */
@@ -143,7 +145,8 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
      * Under the CUPTI timer, collect_hw() does the accounting. */
     for (size_t i = 0; with_aggs && !hw_primary && i < n; i++) {
         struct report_kernel *k = &ks[i];
-        uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete;
+        uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete +
+                         k->outside_range;
 
         for (int d = 0; d < r->ndevices; d++)
             known += k->per_dev[d].n;

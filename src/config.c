@@ -3,12 +3,27 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "log.h"
+
+const char *const config_known_names[] = {
+    /* read by libktime */
+    "KTIME_DISABLE", "KTIME_WARMUP", "KTIME_OUTPUT", "KTIME_FORMAT", "KTIME_LOG",
+    "KTIME_POOL_CAP", "KTIME_EXIT_WAIT_MS", "KTIME_MAX_KERNELS", "KTIME_SIGNALS", "KTIME_GATE",
+    "KTIME_TIMER", "KTIME_SAMPLE", "KTIME_CUPTI_LIB", "KTIME_CUPTI_BUFFER_MB", "KTIME_RANGE",
+    "KTIME_GROUP", "KTIME_TRACE", "KTIME_TRACE_MAX", "KTIME_DUMP_SAMPLES", "KTIME_NVML",
+    "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT",
+    /* read by the launcher (tools/ktime) */
+    "KTIME_LIBRARY", "KTIME_TOOL",
+    /* read by the tests and benchmarks */
+    "KTIME_LIB", "KTIME_SO", "KTIME_TEST_WARMUP",
+    NULL
+};
 
 /* Parses a decimal integer in [lo, hi]. On anything else (empty, junk, sign, overflow,
  * exponent) warns once and leaves *out at its default. */
@@ -65,6 +80,99 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
+bool config_is_known(const char *name, size_t n)
+{
+    for (const char *const *k = config_known_names; *k; k++)
+        if (strlen(*k) == n && memcmp(*k, name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Optimal string alignment distance between a[0..n) and b[0..m), both at most 63 bytes
+ * (longer: 64, "far"). */
+static size_t osa_distance(const char *a, size_t n, const char *b, size_t m)
+{
+    uint8_t d[64][64];
+
+    if (n >= 64 || m >= 64)
+        return 64;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (uint8_t)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (uint8_t)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if ((size_t)d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                (size_t)d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = (uint8_t)v;
+        }
+    return d[n][m];
+}
+
+const char *config_closest(const char *name, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX, tail = n > 6 ? n - 6 : 0;
+    size_t limit = tail / 3 > 2 ? tail / 3 : 2;
+
+    for (const char *const *k = config_known_names; *k; k++) {
+        size_t d = osa_distance(name, n, *k, strlen(*k));
+        if (d < best_d) {
+            best_d = d;
+            best = *k;
+        }
+    }
+    return best_d > 0 && best_d <= limit ? best : NULL;
+}
+
+/* The length of the name of env entry e when it is a KTIME_* name ktime does not know, else 0. */
+static size_t unknown_name(const char *e)
+{
+    const char *eq = strchr(e, '=');
+    size_t n = eq ? (size_t)(eq - e) : strlen(e);
+
+    if (n <= 6 || strncmp(e, "KTIME_", 6) != 0 || config_is_known(e, n))
+        return 0;
+    return n;
+}
+
+int config_count_unknown(char *const *envp)
+{
+    int count = 0;
+
+    for (char *const *e = envp; e && *e; e++)
+        count += unknown_name(*e) > 0;
+    return count;
+}
+
+void config_warn_unknown(char *const *envp, bool loud)
+{
+    int level = loud ? LOG_WARN : LOG_INFO;
+
+    if (log_level < level)
+        return;
+    for (char *const *e = envp; e && *e; e++) {
+        size_t n = unknown_name(*e);
+        const char *near;
+        if (n == 0 || n > 200)
+            continue;
+        near = config_closest(*e, n);
+        if (near)
+            log_msg(level, "%.*s is not a ktime variable and is ignored; did you mean %s?",
+                    (int)n, *e, near);
+        else
+            log_msg(level, "%.*s is not a ktime variable and is ignored (README.md lists "
+                    "them)", (int)n, *e);
+    }
+}
+
 void config_load(struct config *c, const char *(*get)(const char *))
 {
     static const char *const levels[] = { "quiet", "warn", "info", "debug" };
@@ -87,6 +195,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .sample = 1,
         .nvml = true,
         .nvml_interval_ms = CONFIG_DEFAULT_NVML_INTERVAL_MS,
+        .range = RANGE_ALL,
     };
 
     /* KTIME_LOG first: it decides whether the other warnings are shown. */
@@ -143,6 +252,23 @@ void config_load(struct config *c, const char *(*get)(const char *))
     s = get("KTIME_NVML_LIB");
     if (s && *s)
         c->nvml_lib = strdup(s);
+    s = get("KTIME_RANGE");
+    if (s) {
+        if (strcasecmp(s, "profiler-api") == 0)
+            c->range = RANGE_PROFILER_API;
+        else if (strncasecmp(s, "nvtx:", 5) == 0)
+            log_warn("KTIME_RANGE='%s': NVTX ranges are not supported yet (only profiler-api, "
+                     "cuProfilerStart/cuProfilerStop); timing every launch", s);
+        else if (strcasecmp(s, "all") != 0)
+            log_warn("KTIME_RANGE='%s' is not profiler-api or all; using all (every launch "
+                     "timed)", s);
+        if (c->range != RANGE_ALL && c->timer != TIMER_EVENTS) {
+            log_warn("KTIME_RANGE=%s works with KTIME_TIMER=events only (CUPTI records every "
+                     "kernel); with KTIME_TIMER=%s every launch is timed", s,
+                     c->timer == TIMER_CUPTI ? "cupti" : "both");
+            c->range = RANGE_ALL;
+        }
+    }
     s = get("KTIME_CUPTI_LIB");
     if (s && *s)
         c->cupti_lib = strdup(s);

@@ -3,6 +3,7 @@
 #define KTIME_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
@@ -19,6 +20,12 @@ enum timer_kind {
     TIMER_EVENTS, /* a CUDA event pair around each launch (the user's method) */
     TIMER_CUPTI,  /* CUPTI activity records: the hardware's start and end of each kernel */
     TIMER_BOTH    /* both for every timed launch: the report shows their difference */
+};
+
+/* KTIME_RANGE: which launches are timed. */
+enum range_mode {
+    RANGE_ALL,          /* every launch (the default) */
+    RANGE_PROFILER_API  /* only those between cuProfilerStart and cuProfilerStop */
 };
 
 struct config {
@@ -43,6 +50,7 @@ struct config {
     bool nvml;               /* KTIME_NVML: read the run's conditions through NVML */
     const char *nvml_lib;    /* KTIME_NVML_LIB: the libnvidia-ml to load (owned copy), or NULL */
     long nvml_interval_ms;   /* KTIME_NVML_INTERVAL_MS: between NVML readings */
+    enum range_mode range;   /* KTIME_RANGE: time only launches inside a capture range */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
@@ -58,5 +66,26 @@ struct config {
  * default used. Never fails. getenv_fn is getenv in the library, a table in tests.
  * Call once, at start-up, before other ktime threads exist. */
 void config_load(struct config *c, const char *(*getenv_fn)(const char *name));
+
+/* Every KTIME_* name anything of ktime reads (the library, the launcher, the tests), NULL
+ * ended: the one table the unknown-name warning checks against. */
+extern const char *const config_known_names[];
+
+/* Whether the n bytes at name are a known name. */
+bool config_is_known(const char *name, size_t n);
+
+/* The known name closest to the n bytes at name (optimal string alignment distance: an
+ * insertion, deletion, substitution or swap of two neighbours costs 1), when it is close
+ * enough to be a likely misspelling (distance at most 2, or a third of the name's length
+ * after "KTIME_"), else NULL. Any thread. */
+const char *config_closest(const char *name, size_t n);
+
+/* The number of KTIME_* names in envp (NAME=VALUE strings, NULL ended) that are not known. */
+int config_count_unknown(char *const *envp);
+
+/* One message per unknown KTIME_* name in envp, naming the closest known one where there is
+ * one ("did you mean KTIME_WARMUP?"): a warning when loud, else at KTIME_LOG=info. Call
+ * once, at start-up, after config_load(). */
+void config_warn_unknown(char *const *envp, bool loud);
 
 #endif

@@ -6,11 +6,14 @@
 #include "dump.h"
 #include "floor.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -203,6 +206,19 @@ static const char *rank_default(void)
     }
 }
 
+/* KTIME_OUTPUT's template tmpl, anchored in the directory the program started in when it is
+ * relative (the program may have changed directory since), expanded for process pid into
+ * path. Returns 0, or -1 when it does not fit. */
+static int expand_output(const char *tmpl, long pid, char *path, size_t size)
+{
+    char anchored[PATH_MAX], host[256];
+
+    if (outpath_in_dir(tmpl, kt.start_dir, anchored, sizeof anchored) != 0)
+        return -1;
+    return outpath_expand(anchored, pid, outpath_hostname(host, sizeof host), path, size,
+                          env_get);
+}
+
 /* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
  * so that each process of a multi-process run names its own file), to a file per rank in a
  * job of several processes (rank_default), or to stderr. Returns whether it went to a file. */
@@ -216,16 +232,14 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
         snprintf(path, sizeof path, "%s", path_done);
     } else if (kt.cfg.output || rank_default()) {
         const char *tmpl = kt.cfg.output ? kt.cfg.output : rank_default();
-        char host[256];
-        if (outpath_expand(tmpl, r->pid, outpath_hostname(host, sizeof host), path,
-                           sizeof path, env_get) != 0) {
+        if (expand_output(tmpl, r->pid, path, sizeof path) != 0) {
             log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
                      "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, tmpl);
             path[0] = '\0';
         } else if (!kt.cfg.output && strcmp(outpath_rank(env_get), "0") == 0) {
             /* Said once for the job, by rank 0. */
             log_warn("%ld processes and no KTIME_OUTPUT: each rank writes its report to "
-                     "%s in its working directory (here %s)", outpath_world_size(env_get),
+                     "%s in the directory it started in (here %s)", outpath_world_size(env_get),
                      tmpl, path);
         }
     } else {
@@ -237,7 +251,10 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
         } else {
             int rc = write_report(o.f, r);
             if (output_close(&o, rc != 0, &why) == 0) {
-                if (!path_done)
+                /* Said once, by the first writing; per rank files: rank 0 said where. */
+                if (!path_done && kt.cfg.output)
+                    log_notice("report written to %s", path);
+                else if (!path_done)
                     log_info("report written to %s", path);
                 log_debug("exit: %.2f ms to write the report", drain_now_ms() - t_built);
                 snprintf(done.path, sizeof done.path, "%s", path);
@@ -324,6 +341,39 @@ static bool build_and_deliver(double t_built, const char *path_done)
     return to_file;
 }
 
+/* The report's header: the process, the job, the settings in force, the capture range. */
+static void fill_header(struct report *r)
+{
+    static char host[256];
+    struct timespec now;
+
+    memset(r, 0, sizeof *r);
+    r->version = PACKAGE_VERSION;
+    r->build = KTIME_BUILD_ID;
+    r->argc = sysinfo_cmdline(done.cmdline, sizeof done.cmdline, done.argv, 256);
+    r->argv = done.argv;
+    r->pid = (long)getpid();
+    r->host = outpath_hostname(host, sizeof host);
+    r->rank = outpath_rank(env_get);
+    r->local_rank = outpath_local_rank(env_get);
+    r->world_size = outpath_world_size(env_get);
+    r->start_unix = kt.start_unix;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+        r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
+    r->warmup = kt.cfg.warmup;
+    r->group_shape = kt.cfg.group_shape;
+    r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
+    describe_gate(r);
+    r->devices = kt.devices;
+    if (kt.cfg.range == RANGE_PROFILER_API) {
+        r->range = "profiler-api";
+        r->range_starts = atomic_load(&kt.range_starts);
+        r->range_stops = atomic_load(&kt.range_stops);
+        r->ranges = atomic_load(&kt.ranges);
+        r->range_open = atomic_load(&kt.in_range);
+    }
+}
+
 void finish_report(bool from_drain_thread)
 {
     struct report *r = &done.r;
@@ -341,28 +391,7 @@ void finish_report(bool from_drain_thread)
     if (done.stopped)
         log_costs();
 
-    memset(r, 0, sizeof *r);
-    r->version = PACKAGE_VERSION;
-    r->build = KTIME_BUILD_ID;
-    r->argc = sysinfo_cmdline(done.cmdline, sizeof done.cmdline, done.argv, 256);
-    r->argv = done.argv;
-    r->pid = (long)getpid();
-    {
-        static char host[256];
-        struct timespec now;
-        r->host = outpath_hostname(host, sizeof host);
-        r->rank = outpath_rank(env_get);
-        r->local_rank = outpath_local_rank(env_get);
-        r->world_size = outpath_world_size(env_get);
-        r->start_unix = kt.start_unix;
-        if (clock_gettime(CLOCK_REALTIME, &now) == 0)
-            r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
-    }
-    r->warmup = kt.cfg.warmup;
-    r->group_shape = kt.cfg.group_shape;
-    r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
-    describe_gate(r);
-    r->devices = kt.devices;
+    fill_header(r);
     if (!done.stopped)
         r->note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     /* The floor first: with the CUPTI timer, its kernel's records come with the last flush. */
@@ -416,4 +445,137 @@ __attribute__((destructor)) static void finish_late(void)
         log_warn("%llu more launches by other threads after the report above was written "
                  "(counted as shutdown or failed)", (unsigned long long)(late - done.late));
     }
+}
+
+/* ---- a process that launched nothing ---- */
+
+/* What is at the path an empty report would go to. */
+enum idle_target {
+    IDLE_CREATE,  /* nothing: write the empty report */
+    IDLE_WRITE,   /* an empty report: write the empty report */
+    IDLE_LEAVE,   /* another report, or any other file: left as it is */
+    IDLE_SPECIAL  /* not a regular file (a FIFO, a device): nothing written there */
+};
+
+static enum idle_target idle_target(const char *path)
+{
+    char buf[4096];
+    struct stat st;
+    ssize_t n = 0, got;
+    int fd;
+
+    if (stat(path, &st) != 0)
+        return errno == ENOENT ? IDLE_CREATE : IDLE_LEAVE;
+    if (!S_ISREG(st.st_mode))
+        return IDLE_SPECIAL;
+    /* An empty report is small: a larger file is something else. */
+    if (st.st_size > (off_t)sizeof buf)
+        return IDLE_LEAVE;
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+        return IDLE_LEAVE;
+    while ((size_t)n < sizeof buf && (got = read(fd, buf + n, sizeof buf - (size_t)n)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            close(fd);
+            return IDLE_LEAVE;
+        }
+        n += got;
+    }
+    close(fd);
+    return report_is_empty(buf, (size_t)n) ? IDLE_WRITE : IDLE_LEAVE;
+}
+
+/* Whether the process loaded the CUDA driver (ktime never loads it). */
+static bool cuda_loaded(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+    if (!h)
+        h = dlopen("libcuda.so", RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+/* At exit of a process that never launched a kernel. It says so: as a notice in the first
+ * process of a tree ktime reaches (its parent has no libktime), in any that loaded CUDA, and
+ * in the one that made the report file; at KTIME_LOG=info in the others (a shell script's
+ * every child has the preload too, and some shells end with _exit, which runs no handler). Where
+ * KTIME_OUTPUT names a file that is absent or holds an empty report, it writes an empty
+ * report there, so that scripts find a valid one; a report of another process (a CUDA child,
+ * a sibling) is never replaced by an empty one. */
+static void finish_idle(void)
+{
+    struct report *r = &done.r;
+    static char path[PATH_MAX];
+    const char *prog, *slash;
+    bool cuda = cuda_loaded();
+    bool loud = cuda || !ktime_parent_has_ktime();
+    int level = loud ? LOG_NOTICE : LOG_INFO;
+    struct output o;
+    const char *why = NULL;
+
+    if (log_level < LOG_INFO && !cuda && !kt.cfg.output)
+        return;
+    fill_header(r);
+    r->note = REPORT_EMPTY_NOTE;
+    prog = r->argc > 0 ? r->argv[0] : "?";
+    if ((slash = strrchr(prog, '/')))
+        prog = slash + 1;
+#define IDLE_SAY(lvl, ...) do { if (log_level >= ((lvl) == LOG_NOTICE ? LOG_WARN : (lvl))) \
+                                    log_msg((lvl), __VA_ARGS__); } while (0)
+    if (!kt.cfg.output) {
+        /* The report would have gone to stderr: a program that never used CUDA is left
+         * alone there, one that did is told why it gets no report. */
+        IDLE_SAY(cuda ? LOG_NOTICE : LOG_INFO, "no CUDA launches seen in %s (pid %ld); no report written", prog, r->pid);
+        return;
+    }
+    if (expand_output(kt.cfg.output, r->pid, path, sizeof path) != 0) {
+        IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); no report written (KTIME_OUTPUT "
+                 "expands to more than %d bytes)", prog, r->pid, PATH_MAX - 1);
+        return;
+    }
+    switch (idle_target(path)) {
+    case IDLE_CREATE:
+        level = LOG_NOTICE;
+        break;
+    case IDLE_SPECIAL:
+        IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); nothing written to %s (not a "
+                 "regular file)", prog, r->pid, path);
+        return;
+    case IDLE_LEAVE:
+        IDLE_SAY(cuda ? LOG_NOTICE : LOG_INFO, "no CUDA launches seen in %s (pid %ld); %s holds "
+                 "another report, left as it is", prog, r->pid, path);
+        return;
+    case IDLE_WRITE:
+        break;
+    }
+    if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) == 0) {
+        int rc = write_report(o.f, r);
+        if (output_close(&o, rc != 0, &why) == 0) {
+            IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); empty report written to %s",
+                     prog, r->pid, path);
+            return;
+        }
+    }
+    IDLE_SAY(level == LOG_NOTICE ? LOG_WARN : LOG_INFO, "no CUDA launches seen in %s (pid %ld); the empty "
+             "report could not be written to %s (%s)", prog, r->pid, path, why ? why : "?");
+#undef IDLE_SAY
+}
+
+static void on_exit_idle(void)
+{
+    /* Launches installed the real exit handler, which has run by now (it was registered
+     * later); a forked child's exit is its parent's business. */
+    if (getpid() != kt.owner || atomic_load(&kt.registered) ||
+        atomic_load(&kt.phase) != PHASE_ON)
+        return;
+    finish_idle();
+}
+
+void finish_register_idle(void)
+{
+    if (atexit(on_exit_idle) != 0)
+        log_debug("could not register the exit handler for a process without launches");
 }

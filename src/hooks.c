@@ -97,6 +97,8 @@ KTIME_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream, CUgraph, const 
                                                        CUstreamCaptureMode);
 KTIME_EXPORT CUresult cuStreamEndCapture(CUstream, CUgraph *);
 KTIME_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph *);
+KTIME_EXPORT CUresult cuProfilerStart(void);
+KTIME_EXPORT CUresult cuProfilerStop(void);
 
 static const char *const hook_name[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) #name,
@@ -571,6 +573,25 @@ CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
     REAL_OR_FAIL(PFN_cuStreamEndCapture_v10000_ptsz, HOOK_cuStreamEndCapture_ptsz);
     CUresult r = real(s, g);
     launch_capture_ended(r);
+    return r;
+}
+
+/* The profiler API marks the capture range of KTIME_RANGE=profiler-api (cudart's
+ * cudaProfilerStart/Stop call these). */
+typedef CUresult (*profiler_fn)(void);
+CUresult cuProfilerStart(void)
+{
+    REAL_OR_FAIL(profiler_fn, HOOK_cuProfilerStart);
+    CUresult r = real();
+    launch_range_mark(true, r);
+    return r;
+}
+
+CUresult cuProfilerStop(void)
+{
+    REAL_OR_FAIL(profiler_fn, HOOK_cuProfilerStop);
+    CUresult r = real();
+    launch_range_mark(false, r);
     return r;
 }
 

@@ -399,6 +399,19 @@ bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)
     return captured;
 }
 
+void launch_range_mark(bool start, CUresult r)
+{
+    /* A failed call changes nothing for a profiler either (no context, say). */
+    if (kt.cfg.range == RANGE_ALL || r != CUDA_SUCCESS)
+        return;
+    atomic_fetch_add_explicit(start ? &kt.range_starts : &kt.range_stops, 1,
+                              memory_order_relaxed);
+    if (atomic_exchange_explicit(&kt.in_range, start, memory_order_relaxed) != start && start)
+        atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
+    log_debug("%s: capture range %s", start ? "cuProfilerStart" : "cuProfilerStop",
+              start ? "open" : "closed");
+}
+
 void launch_capture_began(CUresult r)
 {
     if (r == CUDA_SUCCESS)

@@ -27,6 +27,11 @@ bool ktime_driver_present(void);
  * Any thread; takes the set-up lock only the first time. */
 bool ktime_driver_ready(void);
 
+/* Whether this process's parent has libktime loaded too (its file name in the parent's
+ * /proc/PID/maps): then this process is one of a tree ktime is already in (a shell script's
+ * child, say), and says less. At start-up or exit only. */
+bool ktime_parent_has_ktime(void);
+
 /* Installs the exit handler (and the signal handlers) once. Called at the first launch:
  * an atexit() handler registered then runs before the CUDA runtime's own teardown. */
 void ktime_register_exit(void);

@@ -16,10 +16,11 @@ void log_set_level(int level)
 
 void log_msg(int level, const char *fmt, ...)
 {
-    static const char *const prefix[] = { "", "warning: ", "", "debug: " };
+    static const char *const prefix[] = { "", "warning: ", "", "debug: ", "" };
     char buf[1024];
     int saved_errno = errno; /* the host program's errno must survive our messages */
-    int n = snprintf(buf, sizeof buf, "ktime: %s", prefix[level & 3]);
+    int n = snprintf(buf, sizeof buf, "ktime: %s",
+                     prefix[level >= 0 && level <= LOG_NOTICE ? level : 0]);
     va_list ap;
 
     va_start(ap, fmt);

@@ -4,6 +4,10 @@
 
 enum log_level { LOG_QUIET = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
+/* A message kind, not a level: shown from KTIME_LOG=warn up like a warning, but without
+ * "warning:" (what a run says it did: "ktime: report written to PATH"). */
+#define LOG_NOTICE 4
+
 /* The level in force; set once by log_set_level() at start-up, read by any thread. */
 extern int log_level;
 
@@ -15,6 +19,7 @@ void log_set_level(int level);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_warn(...)  do { if (log_level >= LOG_WARN) log_msg(LOG_WARN, __VA_ARGS__); } while (0)
+#define log_notice(...) do { if (log_level >= LOG_WARN) log_msg(LOG_NOTICE, __VA_ARGS__); } while (0)
 #define log_info(...)  do { if (log_level >= LOG_INFO) log_msg(LOG_INFO, __VA_ARGS__); } while (0)
 #define log_debug(...) do { if (log_level >= LOG_DEBUG) log_msg(LOG_DEBUG, __VA_ARGS__); } while (0)
 

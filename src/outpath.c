@@ -170,6 +170,25 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
     return s.len < outsz ? 0 : -1;
 }
 
+int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz)
+{
+    struct sink s = { .out = out, .size = outsz, .len = 0 };
+
+    if (tmpl[0] != '/' && dir && *dir) {
+        for (const char *p = dir; *p; p++) {
+            put(&s, p, 1);
+            if (*p == '%')
+                put(&s, "%", 1);
+        }
+        if (s.len == 0 || dir[strlen(dir) - 1] != '/')
+            put(&s, "/", 1);
+    }
+    put(&s, tmpl, strlen(tmpl));
+    if (outsz > 0)
+        out[s.len < outsz ? s.len : outsz - 1] = '\0';
+    return s.len < outsz ? 0 : -1;
+}
+
 const char *outpath_hostname(char *buf, size_t n)
 {
     if (n == 0)

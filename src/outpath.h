@@ -23,6 +23,12 @@
 int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
                    const char *(*getenv_fn)(const char *name));
 
+/* The template tmpl anchored in directory dir: tmpl itself when it is absolute or dir is NULL
+ * or empty, else dir (each '%' in it doubled, so that it expands to itself), '/', tmpl.
+ * Writes it into out (outsz bytes). Returns 0, or -1 when it does not fit (out then holds
+ * as much as fits, terminated when outsz > 0). Never allocates. */
+int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz);
+
 /* The process's rank in a multi-process job, from the first of RANK (torchrun),
  * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK that holds a
  * decimal number of 1 to 9 digits (anything else in one is passed over); NULL when none. */

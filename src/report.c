@@ -199,7 +199,7 @@ static bool near_floor(const struct report *r, const struct report_kernel *k, do
 
 struct totals {
     uint64_t calls, timed, warmup, captured, dropped, failed, incomplete, ungated, in_graph;
-    uint64_t unsampled, by_nodes, hw_timed;
+    uint64_t unsampled, by_nodes, hw_timed, outside;
 };
 
 static struct totals sum_totals(const struct report *r, const struct row *rows, size_t n)
@@ -222,6 +222,7 @@ static struct totals sum_totals(const struct report *r, const struct row *rows, 
         t.unsampled += rows[i].k->unsampled;
         t.by_nodes += rows[i].k->by_nodes;
         t.hw_timed += rows[i].k->hw_timed;
+        t.outside += rows[i].k->outside_range;
     }
     return t;
 }
@@ -375,6 +376,11 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
                    "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n",
                 SHAPE_SHOW);
+    if (r->range)
+        fprintf(f, "range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
+                   "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
+                r->range, (unsigned long long)r->ranges, (unsigned long long)r->range_starts,
+                (unsigned long long)r->range_stops, r->range_open ? ", the last open at exit" : "");
     if (timer_is(r, "cupti"))
         fprintf(f, "method   CUPTI activity records: the hardware's start and end of each kernel\n"
                    "         (KTIME_TIMER=cupti); no events, no launch gate\n");
@@ -427,7 +433,7 @@ int report_write_text(FILE *f, struct report *r)
         bool nf = w->all.n && near_floor(r, k, w->all.mean);
         bool few = w->all.n > 0 && w->all.n < FEW_SAMPLES;
         if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph ||
-            k->by_nodes || nf || few) {
+            k->by_nodes || k->outside_range || nf || few) {
             const char *sep = " (";
             if (few)
                 fprintf(f, "%sfew samples", sep), sep = ", ";
@@ -438,6 +444,9 @@ int report_write_text(FILE *f, struct report *r)
             if (k->by_nodes)
                 fprintf(f, "%s%llu timed by their kernel nodes", sep,
                         (unsigned long long)k->by_nodes), sep = ", ";
+            if (k->outside_range)
+                fprintf(f, "%s%llu outside range", sep, (unsigned long long)k->outside_range),
+                    sep = ", ";
             if (k->captured)
                 fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
             if (k->dropped)
@@ -480,7 +489,10 @@ int report_write_text(FILE *f, struct report *r)
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
     fputc('\n', f);
-    char unsampled_words[48] = "", node_words[96] = "";
+    char unsampled_words[48] = "", node_words[96] = "", outside_words[48] = "";
+    if (r->range)
+        snprintf(outside_words, sizeof outside_words, "%llu outside range, ",
+                 (unsigned long long)t.outside);
     if (t.unsampled)
         snprintf(unsampled_words, sizeof unsampled_words, "%llu not sampled, ",
                  (unsigned long long)t.unsampled);
@@ -496,10 +508,10 @@ int report_write_text(FILE *f, struct report *r)
                 hw_rows ? "counted below with the launches"
                         : "in the hardware's columns only, not counted below");
     fprintf(f,
-            "launches %llu seen: %llu timed, %s%s%llu warmup, %llu captured, %llu dropped, "
+            "launches %llu seen: %llu timed, %s%s%s%llu warmup, %llu captured, %llu dropped, "
             "%llu failed, %llu incomplete at exit\n",
             (unsigned long long)(t.calls + (hw_rows ? t.in_graph : 0)),
-            (unsigned long long)t.timed, unsampled_words, node_words,
+            (unsigned long long)t.timed, unsampled_words, node_words, outside_words,
             (unsigned long long)t.warmup, (unsigned long long)t.captured,
             (unsigned long long)t.dropped, (unsigned long long)t.failed,
             (unsigned long long)t.incomplete);
@@ -761,6 +773,13 @@ int report_write_json(FILE *f, struct report *r)
         fputs("null", f);
     fprintf(f, ", \"cupti_records_dropped\": %llu, \"cupti_buffers_refused\": %llu },\n",
             (unsigned long long)r->cupti_dropped, (unsigned long long)r->cupti_refused);
+    if (r->range)
+        fprintf(f, "  \"range\": { \"mode\": \"%s\", \"starts\": %llu, \"stops\": %llu, "
+                   "\"ranges\": %llu, \"open_at_exit\": %s },\n", r->range,
+                (unsigned long long)r->range_starts, (unsigned long long)r->range_stops,
+                (unsigned long long)r->ranges, r->range_open ? "true" : "false");
+    else
+        fputs("  \"range\": null,\n", f);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
@@ -816,6 +835,7 @@ int report_write_json(FILE *f, struct report *r)
         fprintf(f, ",\n      \"total_estimated\": %s,\n      \"unsampled\": %llu",
                 k->unsampled ? "true" : "false", (unsigned long long)k->unsampled);
         fprintf(f, ",\n      \"timed_by_nodes\": %llu", (unsigned long long)k->by_nodes);
+        fprintf(f, ",\n      \"outside_range\": %llu", (unsigned long long)k->outside_range);
         fprintf(f, ",\n      \"percent\": ");
         json_num(f, grand > 0 ? 100.0 * w->total_us / grand : 0.0);
         fprintf(f, ",\n      \"mean_us\": ");
@@ -895,11 +915,12 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f,
             " },\n    \"failed_launches\": %llu,\n    \"incomplete_at_exit\": %llu,\n"
             "    \"in_graph\": %llu,\n    \"timed_by_nodes\": %llu,\n    \"cupti_timed\": %llu,\n"
-            "    \"unsampled\": %llu,\n    \"sample\": %ld,\n"
+            "    \"unsampled\": %llu,\n    \"outside_range\": %llu,\n    \"sample\": %ld,\n"
             "    \"timed_total_ms\": ",
             (unsigned long long)t.failed, (unsigned long long)t.incomplete,
             (unsigned long long)t.in_graph, (unsigned long long)t.by_nodes,
             (unsigned long long)t.hw_timed, (unsigned long long)t.unsampled,
+            (unsigned long long)t.outside,
             r->sample > 1 ? r->sample : 1L);
     json_num(f, grand / 1000.0);
     fprintf(f, "\n  }");
@@ -1004,7 +1025,7 @@ int report_write_csv(FILE *f, struct report *r)
     fputs("name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,"
           "timed,ungated,unsampled,timed_by_nodes,in_graph,cupti_timed,total_ms,total_estimated,"
           "percent,mean_us,min_us,max_us,stddev_us,sum_us,m2_us2,p50_us,p90_us,p99_us,"
-          "few_samples,near_floor,hw_timed,hw_mean_us,bias_us,grid,block,shared_bytes\r\n", f);
+          "few_samples,near_floor,hw_timed,hw_mean_us,bias_us,outside_range,grid,block,shared_bytes\r\n", f);
     for (size_t i = 0; i < r->nkernels; i++) {
         const struct row *w = &rows[i];
         const struct report_kernel *k = w->k;
@@ -1054,6 +1075,7 @@ int report_write_csv(FILE *f, struct report *r)
         } else {
             fputs(",,,", f);
         }
+        csv_u(f, k->outside_range);
         fputs(",,,\r\n", f);
         for (int d = 0; ndev > 1 && d < r->ndevices; d++) {
             char dev[16];
@@ -1061,19 +1083,37 @@ int report_write_csv(FILE *f, struct report *r)
                 continue;
             snprintf(dev, sizeof dev, "%d", r->devices[d].ordinal);
             csv_sub_row(f, w, dev, &k->per_dev[d], dev_sketch(k, d), grand);
-            fputs(",,,\r\n", f);
+            fputs(",,,,\r\n", f);
         }
         for (uint32_t j = 0; r->group_shape && k->shapes && j < k->shapes->n; j++) {
             const struct shape_row *sr = k->shapes->rows[j];
             csv_sub_row(f, w, "all", &sr->st, &sr->sk, grand);
-            fprintf(f, ",%ux%ux%u,%ux%ux%u,%u\r\n", sr->sh.grid[0], sr->sh.grid[1],
+            fprintf(f, ",,%ux%ux%u,%ux%ux%u,%u\r\n", sr->sh.grid[0], sr->sh.grid[1],
                     sr->sh.grid[2], sr->sh.block[0], sr->sh.block[1], sr->sh.block[2], sr->sh.smem);
         }
         if (r->group_shape && k->shapes && k->shapes->other.n) {
             csv_sub_row(f, w, "all", &k->shapes->other, &k->shapes->other_sk, grand);
-            fputs(",other,other,\r\n", f);
+            fputs(",,other,other,\r\n", f);
         }
     }
     free(rows);
     return finish(f);
+}
+
+bool report_is_empty(const char *buf, size_t n)
+{
+    static const char csv_head[] = "name,mangled,kind,device,";
+    static const char *const notes[] = { "\nnote     " REPORT_EMPTY_NOTE "\n",
+                                         "\n  \"note\": \"" REPORT_EMPTY_NOTE "\"" };
+
+    if (n == 0)
+        return true;
+    if (n > strlen(csv_head) && memcmp(buf, csv_head, strlen(csv_head)) == 0)
+        return memchr(buf, '\n', n) == buf + n - 1; /* the header row, and nothing after it */
+    if (n < 6 || (memcmp(buf, "ktime ", 6) != 0 && memcmp(buf, "{\n", 2) != 0))
+        return false;
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (memmem(buf, n, notes[i], strlen(notes[i])))
+            return true;
+    return false;
 }

@@ -4,6 +4,7 @@
 #ifndef KTIME_REPORT_H
 #define KTIME_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,6 +47,7 @@ struct report_kernel {
                              * node, in the kernels' rows (in_graph), with no sample here */
     struct shape_set *shapes; /* the samples of per_dev by launch shape (all devices), sorted
                                * (shape_set_sorted), or NULL (none known) */
+    uint64_t outside_range; /* KTIME_RANGE: launches after warmup outside the capture range */
 };
 
 enum report_drop {
@@ -90,7 +92,14 @@ struct report {
     uint64_t cupti_dropped;         /* records CUPTI dropped */
     uint64_t cupti_refused;         /* buffers CUPTI asked for while ktime had none free */
     const struct conditions *conditions; /* the run's conditions, or NULL (not checked) */
+    const char *range;              /* KTIME_RANGE in force ("profiler-api"), NULL: all timed */
+    uint64_t range_starts, range_stops; /* cuProfilerStart / cuProfilerStop calls that succeeded */
+    uint64_t ranges;                /* ranges they opened */
+    int range_open;                 /* the range was still open at the end */
 };
+
+/* The note of a report with no launches, which report_is_empty() recognises. */
+#define REPORT_EMPTY_NOTE "no CUDA launches seen in this process"
 
 /* Writes r as the human-readable table. Returns 0, or -1 if writing to f failed. */
 int report_write_text(FILE *f, struct report *r);
@@ -112,6 +121,11 @@ int report_write_csv(FILE *f, struct report *r);
 
 /* Writes s as one CSV field (quoted where RFC 4180 needs it; UTF-8 as report_json_string). */
 void report_csv_field(FILE *f, const char *s);
+
+/* Whether buf (n bytes, the start of a file) is an empty report, which a later empty report
+ * may replace: nothing at all, a text or JSON report whose note is REPORT_EMPTY_NOTE, or a CSV
+ * report of its header row only. Any thread. */
+bool report_is_empty(const char *buf, size_t n);
 
 /* Shortens a demangled kernel name for a table column: drops the "void " return type
  * and the parameter list, then elides the middle of what is longer than width (at least 8),

@@ -52,6 +52,14 @@ struct ktime_state {
     struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
     bool trace_on;                      /* KTIME_TRACE is set (before any pool is made) */
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
+    /* KTIME_RANGE=profiler-api: 1 between a cuProfilerStart and the next cuProfilerStop
+     * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
+    _Atomic int in_range;
+    _Atomic uint64_t range_starts, range_stops, ranges;
+    /* Launches past warmup made outside the range, by kernel table slot (ktab_id); NULL when
+     * KTIME_RANGE is off. */
+    _Atomic uint64_t *outside;
+    char *start_dir;                    /* the working directory at start-up, or NULL */
 };
 
 extern struct ktime_state kt;

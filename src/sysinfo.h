@@ -3,6 +3,7 @@
 #ifndef KTIME_SYSINFO_H
 #define KTIME_SYSINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Reads /proc/self/cmdline into buf (size bytes) and points argv[0..max-1] at its
@@ -24,5 +25,10 @@ void sysinfo_nvidia_version(const char *path, char *out, size_t size);
 /* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one or no
  * demangler is in the process (libstdc++ is loaded for it if needed). Any thread. */
 char *sysinfo_demangle(const char *mangled);
+
+/* Whether the process whose /proc/PID/maps is at maps_path (NULL: this process's parent's)
+ * has a file mapped whose path contains needle: a library of that name loaded. False when
+ * it cannot be read. Reads a file: at start-up or exit only. */
+bool sysinfo_maps_have(const char *maps_path, const char *needle);
 
 #endif

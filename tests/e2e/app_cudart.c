@@ -25,6 +25,10 @@
  *   --sleep-ms N      after printing the counts, sleep N ms before returning (a window in
  *                     which a test can send a signal)
  *   --idle-after N MS after the Nth launch, sleep MS ms (the program idles), then go on
+ *   --profiler A:B    call cuProfilerStart before launch number A (counting from 0) and
+ *                     cuProfilerStop before launch number B (B = the total: after the last;
+ *                     B = -1: never); repeatable, up to 8 times
+ *   --chdir DIR       change to directory DIR before returning
  */
 #define _GNU_SOURCE
 #include "apputil.h"
@@ -34,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef CUresult (*gpa2_t)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_t)(const char *, void **, int, cuuint64_t);
@@ -84,6 +89,11 @@ int main(int argc, char **argv)
     CUstream stream = NULL;
     CUfunction fn[PLAN_MAX_KERNELS];
     long step = 0;
+    long prof_a[8], prof_b[8];
+    int nprof = 0;
+    const char *chdir_to = NULL;
+    CUresult (*pProfilerStart)(void);
+    CUresult (*pProfilerStop)(void);
 
     CUresult (*pInit)(unsigned);
     CUresult (*pDriverGetVersion)(int *);
@@ -140,6 +150,17 @@ int main(int argc, char **argv)
             idle_after = app_long(argv[++i], "idle-after N");
             idle_ms = app_long(argv[++i], "idle-after MS");
         }
+        else if (!strcmp(a, "--profiler") && i + 1 < argc && nprof < 8) {
+            char *end;
+            prof_a[nprof] = strtol(argv[++i], &end, 10);
+            prof_b[nprof] = *end == ':' ? strtol(end + 1, &end, 10) : -2;
+            if (*end || prof_b[nprof] == -2) {
+                fprintf(stderr, "%s: --profiler wants A:B, not %s\n", app_prog, argv[i]);
+                return 2;
+            }
+            nprof++;
+        }
+        else if (!strcmp(a, "--chdir") && i + 1 < argc) chdir_to = argv[++i];
         else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, a);
             return 2;
@@ -200,6 +221,8 @@ int main(int argc, char **argv)
     pLaunchExPt = (launch_ex_t)get("cuLaunchKernelEx", 11060, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, 0);
     pCoop = (coop_t)get("cuLaunchCooperativeKernel", 9000, 0, 0);
     pCoopPt = (coop_t)get("cuLaunchCooperativeKernel", 9000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, 1);
+    pProfilerStart = (CUresult(*)(void))get("cuProfilerStart", 4000, 0, 1);
+    pProfilerStop = (CUresult(*)(void))get("cuProfilerStop", 4000, 0, 0);
 
     /* Lookups a runtime makes that must fail cleanly. */
     expect_missing("cudnnCreate", 13000, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
@@ -236,8 +259,16 @@ int main(int argc, char **argv)
     if (use_stream || mixed)
         CK(pStreamCreate(&stream, 0));
 
-    while ((i = plan_next(&plan)) >= 0) {
+    for (;;) {
         int x = 42;
+        for (int j = 0; j < nprof; j++) {
+            if (prof_a[j] == n)
+                CK(pProfilerStart());
+            if (prof_b[j] == n)
+                CK(pProfilerStop());
+        }
+        if ((i = plan_next(&plan)) < 0)
+            break;
         void *params[] = { &x };
         int mode = mixed ? (int)(step % 6) : ex ? (ptds ? 4 : 2) : coop ? 5 : ptds ? 1 : use_stream ? 3 : 0;
         CUstream s = (use_stream || mode == 3) ? stream : h_legacy ? CU_STREAM_LEGACY : h_pt ? CU_STREAM_PER_THREAD : NULL;
@@ -284,6 +315,10 @@ int main(int argc, char **argv)
         CK(pPrimaryRelease(dev));
     plan_print(&plan);
     printf("launches %d\n", n);
+    if (chdir_to && chdir(chdir_to) != 0) {
+        fprintf(stderr, "%s: chdir %s failed\n", app_prog, chdir_to);
+        return 1;
+    }
     if (sleep_ms > 0) {
         struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
         fflush(stdout);

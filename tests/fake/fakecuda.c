@@ -216,6 +216,7 @@ static struct {
     uint64_t stream_wait, lazy_blocked, lazy_timeout;
     uint64_t elapsed_v1, elapsed_v2;  /* cuEventElapsedTime calls by ABI */
     uint64_t event_query_app;         /* cuEventQuery from threads not named "ktime-..." */
+    uint64_t profiler_start, profiler_stop; /* cuProfilerStart / cuProfilerStop that succeeded */
 } g_cnt;
 
 static __thread int tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; /* cuThreadExchangeStreamCaptureMode */
@@ -331,6 +332,8 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%slazy_timeout %" PRIu64 "\n", pfx, g_cnt.lazy_timeout);
         fprintf(f, "%sevent_elapsed_v1 %" PRIu64 "\n", pfx, g_cnt.elapsed_v1);
         fprintf(f, "%sevent_elapsed_v2 %" PRIu64 "\n", pfx, g_cnt.elapsed_v2);
+        fprintf(f, "%sprofiler_start %" PRIu64 "\n", pfx, g_cnt.profiler_start);
+        fprintf(f, "%sprofiler_stop %" PRIu64 "\n", pfx, g_cnt.profiler_stop);
         if (g_dlsym_default >= 0)
             fprintf(f, "%sdlsym_default %s\n", pfx, g_dlsym_default ? "ok" : "wrong");
         if (g_dlsym_next >= 0)
@@ -2738,6 +2741,31 @@ EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* The profiler API: no profiler here, so they only count (CUDA_SUCCESS once initialised). */
+
+static CUresult profiler_call(uint64_t *count)
+{
+    CUresult r = CUDA_SUCCESS;
+    LOCK();
+    if (!g_initialized || g_deinit)
+        r = g_deinit ? CUDA_ERROR_DEINITIALIZED : CUDA_ERROR_NOT_INITIALIZED;
+    else
+        (*count)++;
+    UNLOCK();
+    return r;
+}
+
+EXPORT CUresult cuProfilerStart(void)
+{
+    return profiler_call(&g_cnt.profiler_start);
+}
+
+EXPORT CUresult cuProfilerStop(void)
+{
+    return profiler_call(&g_cnt.profiler_stop);
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* cuGetProcAddress                                                                       */
 
 /* Exported symbols the driver hands out: base name, first CUDA version that maps the base
@@ -2853,6 +2881,8 @@ EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
     X("cuGraphLaunch", 10000, 1, cuGraphLaunch_ptsz) \
     X("cuGraphDestroy", 10000, 0, cuGraphDestroy) \
     X("cuGraphExecDestroy", 10000, 0, cuGraphExecDestroy) \
+    X("cuProfilerStart", 4000, 0, cuProfilerStart) \
+    X("cuProfilerStop", 4000, 0, cuProfilerStop) \
     X("cuGetProcAddress", 11030, 0, cuGetProcAddress) \
     X("cuGetProcAddress", 12000, 0, cuGetProcAddress_v2)
 

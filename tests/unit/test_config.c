@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -222,6 +223,116 @@ static void test_other_bad_values(void **state)
     }
 }
 
+/* KTIME_RANGE: profiler-api, all, and bad values with one warning each. */
+static void test_range(void **state)
+{
+    struct config c;
+    const char *on[] = { "KTIME_RANGE", "Profiler-API", NULL };
+    const char *bad[] = { "KTIME_RANGE", "nvtx:step", NULL };
+    const char *cupti[] = { "KTIME_RANGE", "profiler-api", "KTIME_TIMER", "cupti", NULL };
+
+    load(&c, on);
+    assert_int_equal(c.range, RANGE_PROFILER_API);
+    assert_string_equal(captured, "");
+    load(&c, bad);
+    assert_int_equal(c.range, RANGE_ALL);
+    assert_int_equal(count_lines(captured), 1);
+    assert_non_null(strstr(captured, "not supported yet"));
+    load(&c, cupti);
+    assert_int_equal(c.range, RANGE_ALL);
+    assert_int_equal(count_lines(captured), 1);
+}
+
+static const char *closest(const char *s)
+{
+    return config_closest(s, strlen(s));
+}
+
+/* The closest known name: a swap, a missing or extra letter, a wrong one; none for a name
+ * close to nothing; a known name is not "closest" to itself. */
+static void test_closest_name(void **state)
+{
+    assert_string_equal(closest("KTIME_WARMPU"), "KTIME_WARMUP");
+    assert_string_equal(closest("KTIME_WARMU"), "KTIME_WARMUP");
+    assert_string_equal(closest("KTIME_OUTPTU"), "KTIME_OUTPUT");
+    assert_string_equal(closest("KTIME_OUTPUTS"), "KTIME_OUTPUT");
+    assert_string_equal(closest("KTIME_TIMMER"), "KTIME_TIMER");
+    assert_string_equal(closest("KTIME_EXIT_WAIT"), "KTIME_EXIT_WAIT_MS");
+    assert_string_equal(closest("KTIME_RANG"), "KTIME_RANGE");
+    assert_null(closest("KTIME_ZZZZZZZZZZ"));
+    assert_null(closest("KTIME_WARMUP"));
+    assert_true(config_is_known("KTIME_WARMUP", 12));
+    assert_false(config_is_known("KTIME_WARMU", 11));
+}
+
+/* config_count_unknown / config_warn_unknown over an environment array. */
+static void test_unknown_names(void **state)
+{
+    char *env[] = { "PATH=/bin", "KTIME_WARMUP=3", "KTIME_WARMPU=0", "KTIME_=x", "KTIME_ZZZZZZZZZZ=1",
+                    "NOT_KTIME_X=1", NULL };
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    size_t n;
+
+    assert_int_equal(config_count_unknown(env), 2);
+    log_set_level(LOG_WARN);
+    fflush(stderr);
+    dup2(fileno(tmp), 2);
+    config_warn_unknown(env, true);
+    config_warn_unknown(env, false); /* info: not shown at warn */
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    n = fread(captured, 1, sizeof captured - 1, tmp);
+    captured[n] = '\0';
+    fclose(tmp);
+    assert_int_equal(count_lines(captured), 2);
+    assert_non_null(strstr(captured, "ktime: warning: KTIME_WARMPU is not a ktime variable and is "
+                                     "ignored; did you mean KTIME_WARMUP?\n"));
+    assert_non_null(strstr(captured, "KTIME_ZZZZZZZZZZ is not a ktime variable"));
+}
+
+/* Every "KTIME_..." string literal in src/ (a name the library reads) is in the one table. */
+static void test_table_has_every_name_in_src(void **state)
+{
+    DIR *d = opendir(KTIME_SRCDIR);
+    struct dirent *e;
+    int files = 0, names = 0;
+
+    assert_non_null(d);
+    while ((e = readdir(d))) {
+        char path[4096], *buf;
+        size_t len = strlen(e->d_name), n;
+        FILE *f;
+        if (len < 3 || (strcmp(e->d_name + len - 2, ".c") && strcmp(e->d_name + len - 2, ".h") &&
+                        strcmp(e->d_name + len - 4, ".def")))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", KTIME_SRCDIR, e->d_name);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        buf = calloc(1, 1 << 20);
+        n = fread(buf, 1, (1 << 20) - 1, f);
+        fclose(f);
+        files++;
+        for (char *p = buf; (p = strstr(p, "\"KTIME_")); p++) {
+            size_t k = 1;
+            while (p[k] == '_' || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9'))
+                k++;
+            if (p[k] != '"' || k <= 7)
+                continue; /* a message that starts with a name, or the bare prefix */
+            names++;
+            if (!config_is_known(p + 1, k - 1))
+                fail_msg("%s: \"%.*s\" is read but not in config_known_names", e->d_name,
+                         (int)(k - 1), p + 1);
+        }
+        (void)n;
+        free(buf);
+    }
+    closedir(d);
+    assert_true(files > 10);
+    assert_true(names > 10);
+}
+
 static void test_quiet_silences_warnings(void **state)
 {
     struct config c;
@@ -244,6 +355,10 @@ int main(void)
         cmocka_unit_test(test_bad_warmup_values),
         cmocka_unit_test(test_other_bad_values),
         cmocka_unit_test(test_quiet_silences_warnings),
+        cmocka_unit_test(test_range),
+        cmocka_unit_test(test_closest_name),
+        cmocka_unit_test(test_unknown_names),
+        cmocka_unit_test(test_table_has_every_name_in_src),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, free_owned);

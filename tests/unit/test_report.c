@@ -77,6 +77,43 @@ static char *render(int json)
     return render_report(&r, json);
 }
 
+/* An empty report (no kernels, REPORT_EMPTY_NOTE) is recognised in every format; a report
+ * with kernels, or one of no launches with another note, is not. The range fields. */
+static void test_empty_and_range(void **state)
+{
+    struct report e = { .version = "9.9.9", .gate = "auto", .note = REPORT_EMPTY_NOTE };
+    struct report r = make();
+    char *t;
+
+    for (int fmt = 0; fmt < 3; fmt++) {
+        t = render_report(&e, fmt);
+        assert_true(report_is_empty(t, strlen(t)));
+        free(t);
+        t = render_report(&r, fmt);
+        assert_false(report_is_empty(t, strlen(t)));
+        free(t);
+    }
+    assert_true(report_is_empty("", 0));
+    assert_false(report_is_empty("my notes\n", 9));
+    e.note = "something else";
+    t = render_report(&e, 1);
+    assert_false(report_is_empty(t, strlen(t)));
+    free(t);
+
+    r.range = "profiler-api";
+    r.range_starts = 3, r.range_stops = 2, r.ranges = 2, r.range_open = 1;
+    r.kernels[0].outside_range = 7;
+    t = render_report(&r, 1);
+    assert_non_null(strstr(t, "\"range\": { \"mode\": \"profiler-api\", \"starts\": 3, "
+                              "\"stops\": 2, \"ranges\": 2, \"open_at_exit\": true },"));
+    assert_non_null(strstr(t, "\"outside_range\": 7,"));
+    free(t);
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "\n         2 ranges (3 starts, 2 stops), the last open at exit\n"));
+    assert_non_null(strstr(t, "7 outside range"));
+    free(t);
+}
+
 static void test_text_order_and_numbers(void **state)
 {
     char *t = render(0);
@@ -122,8 +159,8 @@ static void writes(void (*fn)(FILE *, const char *), const char *in, const char 
     free(buf);
 }
 
-/* The CSV report: a header of 36 columns, a row per kernel (device "all") under its full
- * name, a row per GPU for big, which ran on two, every line CRLF-ended with 36 fields. */
+/* The CSV report: a header of 37 columns, a row per kernel (device "all") under its full
+ * name, a row per GPU for big, which ran on two, every line CRLF-ended with 37 fields. */
 static void test_csv(void **state)
 {
     char *c = render(2);
@@ -135,7 +172,8 @@ static void test_csv(void **state)
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
     assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
     assert_non_null(strstr(c, ",kernel,1,,,,,,,2,,,,,,6,,66.6666666666666"));
-    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,,,,\r\n")); /* gpu 1's p50-p99 */
+    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,,,,,\r\n")); /* gpu 1's p50-p99 */
+    assert_non_null(strstr(c, ",bias_us,outside_range,grid,block,shared_bytes\r\n"));
     int lines = 0;
     for (char *l = c; *l; lines++) {
         char *e = strstr(l, "\r\n");
@@ -145,7 +183,7 @@ static void test_csv(void **state)
             quoted ^= *p == '"';
             fields += *p == ',' && !quoted;
         }
-        assert_int_equal(fields, 36);
+        assert_int_equal(fields, 37);
         l = e + 2;
     }
     assert_int_equal(lines, 1 + 3 + 2);
@@ -485,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_json_job),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_empty_and_range),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_json_utf8),
