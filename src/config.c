@@ -150,6 +150,16 @@ void config_load(struct config *c, const char *(*get)(const char *))
         log_warn("KTIME_OUTPUT is set but empty; the report goes to stderr");
     }
 
+    /* A testing aid: the report of the same process in a second format (tests/e2e/ktool.sh
+     * compares `ktime report` of the JSON with the library's own text and CSV). */
+    s = get("KTIME_ALSO_OUTPUT");
+    if (s && *s) {
+        c->also_output = strdup(s);
+        c->also_format = has_suffix(s, ".json")  ? FORMAT_JSON
+                         : has_suffix(s, ".csv") ? FORMAT_CSV
+                                                 : FORMAT_TEXT;
+    }
+
     s = get("KTIME_FORMAT");
     if (s) {
         if (strcasecmp(s, "json") == 0)

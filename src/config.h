@@ -36,6 +36,9 @@ struct config {
     const char *cupti_lib;   /* KTIME_CUPTI_LIB: libcupti to load first (owned copy), or NULL */
     long cupti_buffer_mb;    /* KTIME_CUPTI_BUFFER_MB: activity buffers, in all */
     long sample;             /* KTIME_SAMPLE: time about one launch in this many (events) */
+    const char *also_output; /* KTIME_ALSO_OUTPUT (testing aid): the same report once more,
+                              * to this path (owned copy), or NULL */
+    enum report_format also_format; /* its format, from its suffix: .json, .csv, else text */
 };
 
 #define CONFIG_DEFAULT_WARMUP 5
