@@ -4,9 +4,10 @@
 # (/usr/local/cuda, or --with-cuda=DIR) is not a Debian package and is not installed here.
 # clang and libclang-rt-dev (libFuzzer) are wanted, not needed: without them the fuzz
 # targets run with their own random-input driver, built by gcc (tests/fuzz/README.md).
+# python3-matplotlib is wanted for `ktime plot` (tests/e2e/ktool.sh skips its plots without it).
 set -u
 PKGS="autoconf automake libtool make gcc pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
-WANTED="clang libclang-rt-dev"
+WANTED="clang libclang-rt-dev python3-matplotlib"
 missing="" wanted=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -27,6 +28,6 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null || exit 1
 fi
 if [ -n "$wanted" ] && ! apt-get install -y -qq --no-install-recommends $wanted >/dev/null; then
-    echo "deps: could not install$wanted; the fuzz targets will use their own driver" >&2
+    echo "deps: could not install$wanted; without clang the fuzz targets use their own driver, without python3-matplotlib ktime plot is not tested" >&2
 fi
 exit 0

@@ -165,7 +165,8 @@ E2E_TESTS = \
 	tests/e2e/capture_warmup.sh \
 	tests/e2e/shutdown.sh \
 	tests/e2e/gate_idle.sh \
-	tests/e2e/gate_memory.sh
+	tests/e2e/gate_memory.sh \
+	tests/e2e/ktool.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
