@@ -481,6 +481,33 @@ static void json_warnings(FILE *f, const struct conditions *c, const int *ordina
     fputc(']', f);
 }
 
+/* ", \"text\": [...]": the text report's conditions lines, as written there (for tools that
+ * render the report again from its JSON). */
+static void json_text_lines(FILE *f, const struct conditions *c, const int *ordinals, int n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    const char *sep = "";
+
+    fputs(", \"text\": [", f);
+    if (m) {
+        cond_write_text(m, c, ordinals, n);
+        if (fclose(m) == 0 && buf) {
+            for (char *line = buf, *nl; *line; line = nl + 1) {
+                if (!(nl = strchr(line, '\n')))
+                    break;
+                *nl = '\0';
+                fputs(sep, f);
+                report_json_string(f, line);
+                sep = ", ";
+            }
+        }
+        free(buf);
+    }
+    fputs("]", f);
+}
+
 void cond_write_json(FILE *f, const struct conditions *c, const int *ordinals, int n)
 {
     int count;
@@ -489,11 +516,14 @@ void cond_write_json(FILE *f, const struct conditions *c, const int *ordinals, i
     if (!c || !c->checked) {
         fputs("false, \"reason\": ", f);
         report_json_string(f, c && c->reason[0] ? c->reason : "no NVML");
+        json_text_lines(f, c, ordinals, n);
         fputs(", \"devices\": [] }", f);
         return;
     }
     count = n > 0 ? n : c->ndev;
-    fputs("true, \"reason\": null, \"library\": ", f);
+    fputs("true, \"reason\": null", f);
+    json_text_lines(f, c, ordinals, n);
+    fputs(", \"library\": ", f);
     json_str_or_null(f, c->library);
     fprintf(f, ", \"interval_ms\": %ld,\n    \"mps\": { \"checked\": %s, \"active\": ",
             c->interval_ms, c->mps >= 0 ? "true" : "false");

@@ -298,6 +298,15 @@ void config_load(struct config *c, const char *(*get)(const char *))
     s = get("KTIME_DUMP_SAMPLES");
     if (s && *s)
         c->dump = strdup(s);
+    /* A testing aid: the report of the same process in a second format (tests/e2e/ktool.sh
+     * compares `ktime report` of the JSON with the library's own text and CSV). */
+    s = get("KTIME_ALSO_OUTPUT");
+    if (s && *s) {
+        c->also_output = strdup(s);
+        c->also_format = has_suffix(s, ".json")  ? FORMAT_JSON
+                         : has_suffix(s, ".csv") ? FORMAT_CSV
+                                                 : FORMAT_TEXT;
+    }
 
     s = get("KTIME_FORMAT");
     if (s) {

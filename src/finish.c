@@ -51,9 +51,9 @@ void ktime_register_exit(void)
     nvml_start();
 }
 
-static int write_report(FILE *f, struct report *r)
+static int write_report_as(FILE *f, struct report *r, enum report_format format)
 {
-    switch (kt.cfg.format) {
+    switch (format) {
     case FORMAT_JSON:
         return report_write_json(f, r);
     case FORMAT_CSV:
@@ -61,6 +61,34 @@ static int write_report(FILE *f, struct report *r)
     default:
         return report_write_text(f, r);
     }
+}
+
+static int write_report(FILE *f, struct report *r)
+{
+    return write_report_as(f, r, kt.cfg.format);
+}
+
+/* KTIME_ALSO_OUTPUT, a testing aid: the same rows once more, in the format its suffix names,
+ * so that a test can compare two formats of one process's report. */
+static void deliver_also(struct report *r)
+{
+    static char path[PATH_MAX];
+    struct output o;
+    const char *why = NULL;
+    char host[256];
+
+    if (outpath_expand(kt.cfg.also_output, r->pid, outpath_hostname(host, sizeof host), path,
+                       sizeof path, env_get) != 0) {
+        log_warn("KTIME_ALSO_OUTPUT expands to more than %d bytes; not written", PATH_MAX - 1);
+        return;
+    }
+    if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) != 0) {
+        log_warn("KTIME_ALSO_OUTPUT '%s' %s; not written", path, why);
+        return;
+    }
+    int rc = write_report_as(o.f, r, kt.cfg.also_format);
+    if (output_close(&o, rc != 0, &why) != 0)
+        log_warn("writing KTIME_ALSO_OUTPUT '%s' failed (%s)", path, why);
 }
 
 /* Stops the drain thread and folds in what completes within KTIME_EXIT_WAIT_MS. Returns
@@ -337,6 +365,9 @@ static bool build_and_deliver(double t_built, const char *path_done)
     for (int i = 0; i < DROP_NREASONS; i++)
         r->drops[i] += drops[i];
     bool to_file = deliver(r, t_built, path_done);
+    /* Written again with the report file (finish_late), never apart from it. */
+    if (kt.cfg.also_output && (!path_done || to_file))
+        deliver_also(r);
     collect_free(r);
     return to_file;
 }

@@ -604,6 +604,37 @@ void report_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Whether s is well-formed UTF-8 throughout. */
+static bool utf8_ok(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        size_t n = utf8_seq(p);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+/* s's bytes as a JSON string of hex digits: what the text report prints where the JSON's
+ * string has U+FFFD. */
+static void json_hex(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+        fprintf(f, "%02x", *p);
+    fputc('"', f);
+}
+
+/* pre "key_bytes": hex, only when s is not well-formed UTF-8 (report-format.md). */
+static void json_bytes_member(FILE *f, const char *pre, const char *key, const char *s)
+{
+    if (utf8_ok(s))
+        return;
+    fprintf(f, "%s\"%s_bytes\": ", pre, key);
+    json_hex(f, s);
+}
+
 /* Numbers that must round-trip exactly. */
 static void json_num(FILE *f, double v)
 {
@@ -648,10 +679,13 @@ static void json_histogram(FILE *f, const char *lead, const struct sketch *s)
 
 /* The statistics of one launch shape (or of the shapes folded into "other"), as members of
  * an object already opened. */
-static void json_shape_stats(FILE *f, const struct stats *st, const struct sketch *sk)
+static void json_shape_stats(FILE *f, const struct stats *st, const struct sketch *sk,
+                             double grand)
 {
     fprintf(f, "\"timed\": %llu, \"total_ms\": ", (unsigned long long)st->n);
     json_num(f, st->sum / 1000.0);
+    fprintf(f, ", \"percent\": ");
+    json_num(f, grand > 0 ? 100.0 * st->sum / grand : 0.0);
     fprintf(f, ", \"mean_us\": ");
     json_num(f, st->mean);
     fprintf(f, ", \"min_us\": ");
@@ -670,7 +704,7 @@ static void json_shape_stats(FILE *f, const struct stats *st, const struct sketc
 
 /* ",\n      \"shapes\": [...], \"other_shapes\": {...} or null": the kernel's samples by
  * launch shape, most timed first (shape.h), and those of the shapes past them. */
-static void json_shapes(FILE *f, const struct shape_set *set)
+static void json_shapes(FILE *f, const struct shape_set *set, double grand)
 {
     const char *sep = "";
 
@@ -680,7 +714,7 @@ static void json_shapes(FILE *f, const struct shape_set *set)
         fprintf(f, "%s\n        { \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
                    "\"shared_bytes\": %u, ", sep, w->sh.grid[0], w->sh.grid[1], w->sh.grid[2],
                 w->sh.block[0], w->sh.block[1], w->sh.block[2], w->sh.smem);
-        json_shape_stats(f, &w->st, &w->sk);
+        json_shape_stats(f, &w->st, &w->sk, grand);
         fprintf(f, " }");
         sep = ",";
     }
@@ -691,7 +725,7 @@ static void json_shapes(FILE *f, const struct shape_set *set)
     }
     fprintf(f, "{ \"shapes\": %llu, \"untracked\": %s, ",
             (unsigned long long)set->other_shapes, set->untracked ? "true" : "false");
-    json_shape_stats(f, &set->other, &set->other_sk);
+    json_shape_stats(f, &set->other, &set->other_sk, grand);
     fprintf(f, " }");
 }
 
@@ -738,11 +772,25 @@ int report_write_json(FILE *f, struct report *r)
         fputs(i ? ", " : "", f);
         report_json_string(f, r->argv[i]);
     }
-    fprintf(f, "],\n  \"host\": ");
+    fprintf(f, "]");
+    bool argv_ok = true;
+    for (int i = 0; i < r->argc; i++)
+        argv_ok = argv_ok && utf8_ok(r->argv[i]);
+    if (!argv_ok) {
+        fprintf(f, ",\n  \"command_bytes\": [");
+        for (int i = 0; i < r->argc; i++) {
+            fputs(i ? ", " : "", f);
+            json_hex(f, r->argv[i]);
+        }
+        fputc(']', f);
+    }
+    fprintf(f, ",\n  \"host\": ");
     if (r->host)
         report_json_string(f, r->host);
     else
         fputs("null", f);
+    if (r->host)
+        json_bytes_member(f, ",\n  ", "host", r->host);
     /* Digits as the launcher wrote them ("007" is 7: JSON has no leading zeros). */
     json_member_long(f, "rank", r->rank ? strtol(r->rank, NULL, 10) : -1);
     json_member_long(f, "local_rank", r->local_rank ? strtol(r->local_rank, NULL, 10) : -1);
@@ -753,13 +801,14 @@ int report_write_json(FILE *f, struct report *r)
     json_time(f, r->end_unix);
     fprintf(f, ",\n  \"pid\": %ld,\n  \"timing_method\": \"%s\",\n  \"launch_gate\": %s,\n"
                "  \"launch_gate_mode\": \"%s\",\n  \"launch_gate_requested\": \"%s\",\n"
-               "  \"launch_gate_unavailable_contexts\": %u,\n  \"warmup\": %ld,\n",
+               "  \"launch_gate_unavailable_contexts\": %u,\n  \"contexts\": %d,\n"
+               "  \"warmup\": %ld,\n  \"group\": \"%s\",\n",
             r->pid,
             timer_is(r, "cupti") ? "cupti-activity"
             : timer_is(r, "both") ? "cuda-events+cupti-activity" : "cuda-events",
             gate_is(r, "off") ? "false" : "true", r->gate ? r->gate : "off",
             r->gate_requested ? r->gate_requested : (r->gate ? r->gate : "off"),
-            r->gate_unavailable, r->warmup);
+            r->gate_unavailable, r->contexts, r->warmup, r->group_shape ? "shape" : "name");
     fprintf(f, "  \"timer\": { \"requested\": \"%s\", \"used\": \"%s\", \"note\": ",
             r->timer_requested ? r->timer_requested : "events", r->timer ? r->timer : "events");
     if (r->timer_note)
@@ -784,6 +833,7 @@ int report_write_json(FILE *f, struct report *r)
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
         report_json_string(f, r->devices[d].name);
+        json_bytes_member(f, ", ", "name", r->devices[d].name);
         fprintf(f, ", \"uuid\": ");
         if (r->devices[d].uuid[0])
             report_json_string(f, r->devices[d].uuid);
@@ -813,6 +863,7 @@ int report_write_json(FILE *f, struct report *r)
 
         fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
         report_json_string(f, row_name(w));
+        json_bytes_member(f, ",\n      ", "name", row_name(w));
         fprintf(f, ",\n      \"mangled\": ");
         report_json_string(f, k->mangled);
         fprintf(f, ",\n      \"kind\": \"%s\",\n      \"devices\": [",
@@ -894,11 +945,18 @@ int report_write_json(FILE *f, struct report *r)
             fprintf(f, ", \"max_us\": ");
             json_num(f, s->max);
             json_quantiles(f, ", ", dev_sketch(k, d), s);
+            /* What the text's and the CSV's per-GPU lines show (ktime report renders them). */
+            fprintf(f, ", \"mean_us\": ");
+            json_num(f, s->mean);
+            fprintf(f, ", \"stddev_us\": ");
+            json_num(f, stats_stddev(s));
+            fprintf(f, ", \"percent\": ");
+            json_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
             fprintf(f, " }");
             sep = ",";
         }
         fprintf(f, "%s]", *sep ? "\n      " : "");
-        json_shapes(f, k->shapes);
+        json_shapes(f, k->shapes, grand);
         fprintf(f, "\n    }");
     }
     fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");

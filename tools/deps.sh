@@ -5,9 +5,10 @@
 # clang and libclang-rt-dev (libFuzzer) are wanted, not needed: without them the fuzz
 # targets run with their own random-input driver, built by gcc (tests/fuzz/README.md).
 # libc6-dev holds libc.a, with which tests/e2e/launcher.sh builds a static program to refuse.
+# python3-matplotlib is wanted for `ktime plot` (tests/e2e/ktool.sh skips its plots without it).
 set -u
 PKGS="autoconf automake libtool make gcc libc6-dev pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
-WANTED="clang libclang-rt-dev"
+WANTED="clang libclang-rt-dev python3-matplotlib"
 missing="" wanted=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -28,6 +29,6 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null || exit 1
 fi
 if [ -n "$wanted" ] && ! apt-get install -y -qq --no-install-recommends $wanted >/dev/null; then
-    echo "deps: could not install$wanted; the fuzz targets will use their own driver" >&2
+    echo "deps: could not install$wanted; without clang the fuzz targets use their own driver, without python3-matplotlib ktime plot is not tested" >&2
 fi
 exit 0

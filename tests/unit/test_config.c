@@ -48,8 +48,8 @@ static void load(struct config *c, const char *const *env)
     fflush(stderr);
     dup2(fileno(tmp), 2);
     config_load(c, fake_getenv);
-    for (size_t i = 0; i < 2; i++) {
-        void *p = (void *)(i ? c->cupti_lib : c->output);
+    for (size_t i = 0; i < 3; i++) {
+        void *p = (void *)(i == 2 ? c->also_output : i ? c->cupti_lib : c->output);
         if (p && nowned < sizeof owned / sizeof owned[0])
             owned[nowned++] = p;
     }
@@ -87,6 +87,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.sample, 1);
     assert_int_equal(c.cupti_buffer_mb, CONFIG_DEFAULT_CUPTI_BUFFER_MB);
     assert_null(c.cupti_lib);
+    assert_null(c.also_output);
     assert_string_equal(captured, "");
 }
 
@@ -158,6 +159,28 @@ static void test_format_overrides_suffix(void **state)
     const char *env[] = { "KTIME_OUTPUT", "r.json", "KTIME_FORMAT", "text", NULL };
     load(&c, env);
     assert_int_equal(c.format, FORMAT_TEXT);
+}
+
+/* KTIME_ALSO_OUTPUT (a testing aid): its format from its suffix alone, whatever KTIME_FORMAT
+ * says; unset by default. */
+static void test_also_output(void **state)
+{
+    (void)state;
+    const char *json[] = { "KTIME_ALSO_OUTPUT", "also-%p.JSON", "KTIME_FORMAT", "csv", NULL };
+    const char *csv[] = { "KTIME_ALSO_OUTPUT", "also.csv", NULL };
+    const char *text[] = { "KTIME_ALSO_OUTPUT", "also.log", "KTIME_FORMAT", "json", NULL };
+    struct config c;
+
+    load(&c, json);
+    assert_string_equal(c.also_output, "also-%p.JSON");
+    assert_int_equal(c.also_format, FORMAT_JSON);
+    assert_int_equal(c.format, FORMAT_CSV);
+    load(&c, csv);
+    assert_int_equal(c.also_format, FORMAT_CSV);
+    load(&c, text);
+    assert_int_equal(c.also_format, FORMAT_TEXT);
+    assert_int_equal(c.format, FORMAT_JSON);
+    assert_string_equal(captured, "");
 }
 
 /* KTIME_OUTPUT is kept as a template (placeholders are expanded when the report is
@@ -350,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_format_overrides_suffix),
         cmocka_unit_test(test_output_template),
+        cmocka_unit_test(test_also_output),
         cmocka_unit_test(test_gate_modes),
         cmocka_unit_test(test_timer_settings),
         cmocka_unit_test(test_bad_warmup_values),

@@ -1,0 +1,1532 @@
+#!/usr/bin/env python3
+"""ktime_tool.py - the offline tools on ktime's JSON reports: report, merge, diff, plot.
+
+    ktime_tool.py report FILE.json [--format text|csv|json] [--top N] [--sort KEY] [--filter RE]
+    ktime_tool.py merge FILES... [-o OUT]
+    ktime_tool.py diff BASE.json NEW.json [--threshold 5%] [--alpha 0.01] [--format text|json]
+    ktime_tool.py plot FILE.json [NEW.json] [-o out.png|out.svg] [--top N]
+    ktime_tool.py --selftest
+
+`ktime report|merge|diff|plot ARGS` runs this file. Python 3 standard library only;
+matplotlib is imported by `plot` alone. docs/tools.md describes each tool, the merged
+report's fields, the test `diff` uses and the exit statuses: 0 done (diff: no significant
+regression), 1 diff found at least one, 2 a usage or input error (one line on stderr, never a
+traceback).
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+
+SCHEMAS = (1, 2)
+FEW_SAMPLES = 10          # report.c: a kernel with fewer timed samples is flagged
+NAME_WIDTH = 72           # report.c: the text table's Kernel column
+SHORTNAME_MAX = 79        # report.c: struct row's shortname[80]
+NEAR_FLOOR_FACTOR = 3.0
+SHAPE_SHOW = 8            # shape.h: launch shapes shown per kernel
+DROP_NAMES = ("pool_exhausted", "event_error", "no_context", "table_full", "shutdown",
+              "gate_timeout", "gate_late")
+
+# Per-kernel (and per-shape) counts: a merge adds them.
+COUNT_FIELDS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
+                "timed", "ungated", "unsampled", "timed_by_nodes", "in_graph", "cupti_timed")
+# Fields a merge computes anew from the merged sums.
+DERIVED_FIELDS = ("total_ms", "total_estimated", "percent", "mean_us", "min_us", "max_us",
+                  "stddev_us", "p50_us", "p90_us", "p99_us", "few_samples", "histogram",
+                  "sum_us", "m2_us2", "near_floor", "per_device", "hw", "devices", "ranks",
+                  "rank_spread")
+IDENTITY_FIELDS = ("name", "name_bytes", "mangled", "kind")
+
+
+class KtoolError(Exception):
+    """An input or usage error: one line on stderr, exit status 2."""
+
+
+# ------------------------------------------------------------------ loading and checking
+
+def is_count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def load_json(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise KtoolError("cannot read %s: %s" % (path, e.strerror or e))
+    if not data.strip():
+        raise KtoolError("%s: empty file, not a ktime report" % path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        what = "truncated" if e.pos >= len(text.rstrip()) else "not valid JSON"
+        raise KtoolError("%s: %s (line %d, column %d: %s)" % (path, what, e.lineno, e.colno, e.msg))
+    except (RecursionError, ValueError) as e:
+        raise KtoolError("%s: not valid JSON (%s)" % (path, e))
+
+
+def _need(cond, path, where, what):
+    if not cond:
+        raise KtoolError("%s: not a ktime report: %s %s" % (path, where, what))
+
+
+def check_block(path, where, b, counts=("timed",)):
+    """A block of statistics: counts, and sum/m2/min/max/mean numbers where present."""
+    _need(isinstance(b, dict), path, where, "is not an object")
+    for k in counts:
+        _need(k in b, path, where, "has no '%s'" % k)
+    for k, v in b.items():
+        if k in COUNT_FIELDS or k == "device":
+            _need(is_count(v), path, "%s.%s" % (where, k), "is %r, not a count" % (v,))
+        elif k.endswith("_us") or k.endswith("_us2") or k.endswith("_ms") or k == "percent":
+            _need(v is None or is_num(v), path, "%s.%s" % (where, k), "is %r, not a number" % (v,))
+
+
+def check_report(path, r, allow_merged=True):
+    """Raises KtoolError unless r looks like a ktime JSON report this tool can read."""
+    _need(isinstance(r, dict), path, "the top level", "is not an object")
+    if "ktime_diff" in r:
+        raise KtoolError("%s: is a ktime diff, not a report" % path)
+    _need("schema_version" in r, path, "the top level", "has no schema_version")
+    sv = r["schema_version"]
+    if sv not in SCHEMAS or isinstance(sv, bool):
+        raise KtoolError("%s: schema_version %r is not one this tool reads (%s)"
+                         % (path, sv, ", ".join(map(str, SCHEMAS))))
+    for k in ("kernels", "totals", "devices", "warmup", "timing_method"):
+        _need(k in r, path, "the top level", "has no '%s'" % k)
+    _need(isinstance(r["kernels"], list), path, "kernels", "is not a list")
+    _need(isinstance(r["devices"], list), path, "devices", "is not a list")
+    _need(isinstance(r["totals"], dict), path, "totals", "is not an object")
+    _need(is_count(r["warmup"]), path, "warmup", "is not a count")
+    _need(isinstance(r["timing_method"], str), path, "timing_method", "is not a string")
+    for i, d in enumerate(r["devices"]):
+        w = "devices[%d]" % i
+        _need(isinstance(d, dict), path, w, "is not an object")
+        _need(is_count(d.get("ordinal")), path, w + ".ordinal", "is not a count")
+        _need(isinstance(d.get("name", ""), str), path, w + ".name", "is not a string")
+    for i, k in enumerate(r["kernels"]):
+        w = "kernels[%d]" % i
+        check_block(path, w, k, counts=("calls", "timed"))
+        for f in ("name", "mangled"):
+            _need(isinstance(k.get(f), str), path, "%s.%s" % (w, f), "is not a string")
+        _need(is_num(k.get("total_ms")), path, w + ".total_ms", "is not a number")
+        if k["timed"]:
+            for f in ("sum_us", "m2_us2", "mean_us", "min_us", "max_us"):
+                _need(is_num(k.get(f)), path, "%s.%s" % (w, f), "is not a number")
+        _need(isinstance(k.get("per_device", []), list), path, w + ".per_device", "is not a list")
+        for j, d in enumerate(k.get("per_device", [])):
+            check_block(path, "%s.per_device[%d]" % (w, j), d, counts=("device", "timed"))
+        if "hw" in k:
+            check_block(path, w + ".hw", k["hw"])
+        h = k.get("histogram")
+        if h is not None:
+            _need(isinstance(h, dict) and isinstance(h.get("buckets"), list), path,
+                  w + ".histogram", "has no bucket list")
+            for b in h["buckets"]:
+                _need(isinstance(b, list) and len(b) == 3 and is_count(b[0]) and is_num(b[1])
+                      and is_count(b[2]), path, w + ".histogram.buckets", "holds %r" % (b,))
+    for k, v in r["totals"].items():
+        if k != "dropped_reasons" and k != "timed_total_ms" and k != "sample":
+            _need(is_count(v), path, "totals." + k, "is %r, not a count" % (v,))
+    _need(is_num(r["totals"].get("timed_total_ms")), path, "totals.timed_total_ms", "is not a number")
+    if "merged_from" in r and not allow_merged:
+        raise KtoolError("%s: is a merged report; merge the reports it was made from instead" % path)
+    return r
+
+
+def load_report(path, allow_merged=True):
+    return check_report(path, load_json(path), allow_merged)
+
+
+# ------------------------------------------------------------------ names (bytes, as report.c)
+
+def raw(obj, key):
+    """obj[key] as the library had it: the bytes (from KEY_bytes, when it was not UTF-8),
+    as a str holding those bytes (surrogateescape), for output in bytes."""
+    hx = obj.get(key + "_bytes")
+    if isinstance(hx, str):
+        try:
+            return bytes.fromhex(hx).decode("utf-8", "surrogateescape")
+        except ValueError:
+            pass
+    v = obj.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def b(s):
+    return s.encode("utf-8", "surrogateescape")
+
+
+def short_name(full, width=NAME_WIDTH):
+    """report_short_name(): (shortened str, 0 same / 1 return type or parameters cut /
+    2 middle elided), worked on bytes."""
+    fb = b(full)
+    s = fb[5:] if fb.startswith(b"void ") else fb
+    n = len(s)
+    if n > 0 and s[n - 1] == 0x29:
+        depth = 0
+        for i in range(n - 1, -1, -1):
+            if s[i] == 0x29:
+                depth += 1
+            elif s[i] == 0x28:
+                depth -= 1
+                if depth == 0:
+                    if i > 0:
+                        n = i
+                    break
+    width = max(width, 8)
+    if n > width:
+        tail = width // 3
+        head = width - tail - 3
+        for _ in range(3):
+            if head > 0 and (s[head] & 0xC0) == 0x80:
+                head -= 1
+        for _ in range(3):
+            if tail > 0 and (s[n - tail] & 0xC0) == 0x80:
+                tail -= 1
+        out = s[:head] + b"..." + s[n - tail:n]
+        return out.decode("utf-8", "surrogateescape"), 2
+    out = s[:n]
+    return out.decode("utf-8", "surrogateescape"), int(out != fb)
+
+
+def name_column(kernels):
+    """(short names, reference numbers or 0), as report.c's name_column()."""
+    shorts, elided = [], []
+    for k in kernels:
+        full = raw(k, "name")
+        if k.get("kind", "kernel") == "kernel":
+            s, how = short_name(full)
+            shorts.append(s)
+            elided.append(how == 2)
+        else:
+            shorts.append(b(full)[:SHORTNAME_MAX].decode("utf-8", "surrogateescape"))
+            elided.append(False)
+    refs, nref = [], 0
+    count = {}
+    for s in shorts:
+        count[s] = count.get(s, 0) + 1
+    for s, e in zip(shorts, elided):
+        if e or count[s] > 1:
+            nref += 1
+            refs.append(nref)
+        else:
+            refs.append(0)
+    return shorts, refs
+
+
+# ------------------------------------------------------------------ rendering: text
+
+def g17(v):
+    return "%.17g" % v
+
+
+def stddev_of(blk):
+    if "stddev_us" in blk and blk["stddev_us"] is not None:
+        return blk["stddev_us"]
+    n = blk.get("timed", 0)
+    return math.sqrt(blk.get("m2_us2", 0.0) / (n - 1)) if n >= 2 else 0.0
+
+
+def dev_mean(d):
+    return d["mean_us"] if "mean_us" in d else d["sum_us"] / d["timed"]
+
+
+def dev_percent(r, d):
+    if "percent" in d:
+        return d["percent"]
+    grand = r["totals"]["timed_total_ms"] * 1000.0
+    return 100.0 * d["sum_us"] / grand if grand > 0 else 0.0
+
+
+def timer_used(r):
+    t = r.get("timer")
+    if isinstance(t, dict) and isinstance(t.get("used"), str):
+        return t["used"]
+    return {"cupti-activity": "cupti", "cuda-events+cupti-activity": "both"}.get(
+        r.get("timing_method"), "events")
+
+
+def rank_label(e, i):
+    return str(e["rank"]) if e.get("rank") is not None else "#%d" % i
+
+
+def header_text(r, out):
+    timer = timer_used(r)
+    source = {"cupti": "CUPTI activity records",
+              "both": "CUDA events and CUPTI activity records"}.get(timer, "CUDA events")
+    build = r.get("ktime_build") or ""
+    ver = r.get("ktime_version", "?")
+    if build:
+        out.append("ktime %s (git %s): GPU time per kernel, from %s\n" % (ver, build, source))
+    else:
+        out.append("ktime %s: GPU time per kernel, from %s\n" % (ver, source))
+    cmd = r.get("command", [])
+    if isinstance(r.get("command_bytes"), list):
+        cmd = [bytes.fromhex(h).decode("utf-8", "surrogateescape") for h in r["command_bytes"]]
+    out.append("command  " + " ".join(cmd) + "\n")
+    merged = r.get("merged_from")
+    if isinstance(merged, list):
+        hosts = sorted({str(e.get("host")) for e in merged})
+        out.append("merged   %d reports (ranks %s) from %d host%s: %s\n" % (
+            len(merged), ", ".join(rank_label(e, i) for i, e in enumerate(merged)),
+            len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
+    else:
+        out.append("pid      %s\n" % r.get("pid"))
+        host = raw(r, "host") if r.get("host") is not None else None
+        rank = r.get("rank")
+        if host is not None or rank is not None:
+            line = "host     %s" % (host if host is not None else "unknown")
+            if rank is not None:
+                line += ", rank %s" % rank
+                if (r.get("world_size") or 0) > 0:
+                    line += " of %d" % r["world_size"]
+                if r.get("local_rank") is not None:
+                    line += " (local rank %s)" % r["local_rank"]
+            out.append(line + "\n")
+    devs = r["devices"]
+    for d in devs:
+        dv = d.get("driver_version", 0) or 0
+        drv = d.get("driver", "") or ""
+        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], raw(d, "name"), drv,
+                                                      ", " if drv else "", dv // 1000, dv % 1000 // 10)
+        if "host_ordinal" in d:
+            line += " (gpu %s of %s)" % (d["host_ordinal"], d.get("host"))
+        out.append(line + "\n")
+    if not devs:
+        out.append("gpu      none timed\n")
+    for d in devs:
+        fe, fh = d.get("floor_events_us"), d.get("floor_hw_us")
+        fe = fe if is_num(fe) and fe > 0 else 0
+        fh = fh if is_num(fh) and fh > 0 else 0
+        if not fe and not fh:
+            continue
+        line = "floor    gpu %d: an empty kernel reads" % d["ordinal"]
+        if fe:
+            line += " %.3f us with events" % fe
+        if fh:
+            line += "%s%.3f us in hardware (CUPTI)" % (", " if fe else " ", fh)
+        line += "; a kernel under %.0fx the timer's floor is marked \"near floor\"%s\n" % (
+            NEAR_FLOOR_FACTOR,
+            "" if timer == "cupti" else " (KTIME_TIMER=cupti reads it without the events' bias)")
+        out.append(line)
+    out.append("warmup   the first %d launches of each kernel are not timed (KTIME_WARMUP)\n"
+               % r["warmup"])
+    if r.get("group") == "shape":
+        out.append("shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
+                   "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n"
+                   % SHAPE_SHOW)
+    rg = r.get("range")
+    if isinstance(rg, dict):
+        out.append("range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
+                   "cuProfilerStop are timed;\n         %d ranges (%d starts, %d stops)%s\n" % (
+                       rg.get("mode"), rg.get("ranges", 0), rg.get("starts", 0), rg.get("stops", 0),
+                       ", the last open at exit" if rg.get("open_at_exit") else ""))
+    if timer == "cupti":
+        out.append("method   CUPTI activity records: the hardware's start and end of each kernel\n"
+                   "         (KTIME_TIMER=cupti); no events, no launch gate\n")
+    elif timer == "both":
+        out.append("method   a CUDA event pair on the launch's own stream around every launch,\n"
+                   "         and CUPTI's hardware start and end of the same kernels (KTIME_TIMER=both):\n"
+                   "         the table shows the events; their bias over the hardware is below it\n")
+    else:
+        out.append("method   a CUDA event pair on the launch's own stream around every launch;\n"
+                   "         each interval includes the GPU's grid launch latency (a few us)\n")
+    t = r.get("timer") if isinstance(r.get("timer"), dict) else {}
+    note = t.get("note")
+    if note:
+        out.append("timer    KTIME_TIMER=%s: %s\n" % (t.get("requested") or "events", note))
+    gate = r.get("launch_gate_mode") or "off"
+    if timer != "cupti" or note:
+        if gate == "auto":
+            g = ("auto: a stream that may be idle is held until the launch is queued; on a busy\n"
+                 "         one each launch is checked to be queued before its start (KTIME_GATE)")
+        elif gate == "on":
+            g = "on: the stream is held until the launch is queued (KTIME_GATE)"
+        elif gate == "off":
+            g = "off: a launch reaching an idle stream also counts its submission time"
+        else:
+            g = "%s: the merged reports' KTIME_GATE differ" % gate
+        out.append("gate     %s\n" % g)
+    if r.get("launch_gate_unavailable_contexts"):
+        out.append("         (KTIME_GATE=%s, but launch gates could not be set up in %d of %s "
+                   "contexts: no pinned memory; their launches were not gated)\n"
+                   % (r.get("launch_gate_requested") or gate, r["launch_gate_unavailable_contexts"],
+                      r.get("contexts", "?")))
+    cond = r.get("conditions")
+    if isinstance(cond, dict):
+        for line in cond.get("text") or []:
+            out.append(line + "\n")
+    out.append("\n")
+
+
+def q_text(v, none):
+    return "%11.3f " % v if v is not None else "%11s " % none
+
+
+def row_text(r, k, short, ref):
+    n = k["timed"]
+    if n > 0:
+        line = "%7.2f %12.3f %9d %7d %9d %11.3f " % (k["percent"], k["total_ms"], k["calls"],
+                                                   k.get("warmup_skipped", 0), n, k["mean_us"])
+        line += q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
+        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), short)
+    else:
+        line = "%7s %12s %9d %7d %9d %11s %11s %11s %11s %11s %11s  %s" % (
+            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-", short)
+    if ref:
+        line += " [%d]" % ref
+    few = 0 < n < FEW_SAMPLES
+    nf = bool(n and k.get("near_floor"))
+    marks = []
+    if few:
+        marks.append("few samples")
+    if nf:
+        marks.append("near floor")
+    for key, words in (("in_graph", "%d in graphs"), ("timed_by_nodes", "%d timed by their kernel nodes"),
+                       ("outside_range", "%d outside range"), ("captured", "%d captured"), ("dropped", "%d dropped"),
+                       ("failed", "%d failed"), ("incomplete", "%d incomplete")):
+        if k.get(key):
+            marks.append(words % k[key])
+    if marks:
+        line += " (" + ", ".join(marks) + ")"
+    lines = [line + "\n"]
+    pd = [d for d in k.get("per_device", []) if d["timed"] > 0]
+    if len(pd) > 1:
+        for d in pd:
+            lines.append("%7.2f %12.3f %9s %7s %9d %11.3f " % (dev_percent(r, d), d["sum_us"] / 1000.0,
+                                                               "", "", d["timed"], dev_mean(d))
+                         + q_text(d.get("p50_us"), "") + q_text(d.get("p99_us"), "")
+                         + "%11.3f %11.3f %11.3f    on gpu %d\n" % (d["min_us"], d["max_us"],
+                                                                    stddev_of(d), d["device"]))
+    if r.get("group") == "shape":
+        for sh in k.get("shapes") or []:
+            lines.append(shape_line(sh) + "grid %s block %s smem %d\n" % (
+                "x".join(map(str, sh["grid"])), "x".join(map(str, sh["block"])), sh["shared_bytes"]))
+        o = k.get("other_shapes")
+        if isinstance(o, dict) and o.get("timed"):
+            lines.append(shape_line(o) + ("other shapes (over %d)\n" % o["shapes"] if o.get("untracked")
+                                          else "%d other shapes\n" % o["shapes"]))
+    return lines
+
+
+def shape_line(sh):
+    """A launch shape's line under its kernel (report.c text_shape_line), up to its label."""
+    return ("%7.2f %12.3f %9s %7s %9d %11.3f " % (sh.get("percent", 0.0), sh["total_ms"], "", "",
+                                                  sh["timed"], sh["mean_us"])
+            + q_text(sh.get("p50_us"), "") + q_text(sh.get("p99_us"), "")
+            + "%11.3f %11.3f %11.3f    " % (sh["min_us"], sh["max_us"], stddev_of(sh)))
+
+
+
+def select_rows(r, top=None, sort="total", pattern=None):
+    """The kernels to show, and a line saying what was left out or reordered (or None)."""
+    ks = list(r["kernels"])
+    n_all = len(ks)
+    words = []
+    if pattern is not None:
+        ks = [k for k in ks if pattern.search(raw(k, "name")) or pattern.search(k.get("mangled", ""))]
+        words.append("--filter '%s'" % pattern.pattern)
+    if sort != "total":
+        keyf = {"mean": lambda k: k.get("mean_us") if k["timed"] else None,
+                "p99": lambda k: k.get("p99_us"),
+                "calls": lambda k: k["calls"]}[sort]
+        ks.sort(key=lambda k: (keyf(k) is None, -(keyf(k) or 0)))
+        words.append("sorted by %s" % sort)
+    if top is not None and len(ks) > top:
+        ks = ks[:top]
+        words.append("--top %d" % top)
+    if not words:
+        return ks, None
+    return ks, "shown    %d of %d kernels (%s); the totals below are the whole run's\n" % (
+        len(ks), n_all, ", ".join(words))
+
+
+def render_text(r, rows=None, shown=None):
+    if rows is None:
+        rows = r["kernels"]
+    out = []
+    header_text(r, out)
+    out.append("%7s %12s %9s %7s %9s %11s %11s %11s %11s %11s %11s  %s\n" % (
+        "Time%", "Total ms", "Calls", "Warmup", "Timed", "Mean us", "Med us", "p99 us", "Min us",
+        "Max us", "Stddev us", "Kernel"))
+    shorts, refs = name_column(rows)
+    for k, s, ref in zip(rows, shorts, refs):
+        out.extend(row_text(r, k, s, ref))
+    if not r["kernels"]:
+        out.append("(no kernel launches)\n")
+    if shown:
+        out.append(shown)
+    if any(refs):
+        out.append("\nFull names\n")
+        for k, ref in zip(rows, refs):
+            if ref:
+                out.append("[%d] %s\n" % (ref, raw(k, "name")))
+    timer = timer_used(r)
+    if "merged_from" in r:
+        spread_text(rows, shorts, out)
+    if timer == "both":
+        out.append("\nevents against the hardware (CUPTI), per kernel: the events' bias is their mean "
+                   "minus the hardware's\n")
+        out.append("%9s %11s %9s %11s %11s  %s\n" % ("Timed", "Events us", "HW timed", "HW us",
+                                                   "Bias us", "Kernel"))
+        for k, s in zip(rows, shorts):
+            h = k.get("hw") or {}
+            hn, n = h.get("timed", 0), k["timed"]
+            if k.get("kind", "kernel") != "kernel" or (n == 0 and hn == 0):
+                continue
+            if n and hn:
+                out.append("%9d %11.3f %9d %11.3f %+11.3f  %s\n" % (n, k["mean_us"], hn, h["mean_us"],
+                                                                    k["mean_us"] - h["mean_us"], s))
+            elif hn:
+                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", s))
+            else:
+                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
+    out.append("\n")
+    t = r["totals"]
+    tg = lambda key: t.get(key, 0) or 0
+    hw_rows = timer == "cupti"
+    unsampled = tg("unsampled")
+    if tg("in_graph"):
+        out.append("graphs   %d kernel runs inside CUDA graphs, from CUPTI's records (%s)\n" % (
+            tg("in_graph"), "counted below with the launches" if hw_rows
+            else "in the hardware's columns only, not counted below"))
+    out.append("launches %d seen: %d timed, %s%s%s%d warmup, %d captured, %d dropped, "
+               "%d failed, %d incomplete at exit\n" % (
+                   tg("launches_seen") + (tg("in_graph") if hw_rows else 0), tg("timed"),
+                   "%d not sampled, " % unsampled if unsampled else "",
+                   "%d graph launches timed by their kernel nodes, " % tg("timed_by_nodes")
+                   if tg("timed_by_nodes") else "",
+                   "%d outside range, " % tg("outside_range") if isinstance(r.get("range"), dict) else "",
+                   tg("warmup_skipped"), tg("captured"), tg("dropped"), tg("failed_launches"),
+                   tg("incomplete_at_exit")))
+    if tg("dropped"):
+        reasons = t.get("dropped_reasons") or {}
+        out.append("dropped " + ",".join(" %s %d" % (name, v) for name, v in reasons.items()) + "\n")
+    if tg("ungated") and (r.get("launch_gate_mode") or "off") != "off":
+        out.append("ungated  %d of the timed launches found the GPU behind (or were a kernel's first)\n"
+                   % tg("ungated"))
+    tm = r.get("timer") if isinstance(r.get("timer"), dict) else {}
+    cd, cr = tm.get("cupti_records_dropped", 0) or 0, tm.get("cupti_buffers_refused", 0) or 0
+    if cd or cr:
+        out.append("cupti    %d records dropped by CUPTI; %d times no free buffer "
+                   "(KTIME_CUPTI_BUFFER_MB)\n" % (cd, cr))
+    if hw_rows and tg("cupti_timed") < tg("timed"):
+        out.append("timers   %d of the timed launches from CUPTI's records, %d with CUDA "
+                   "events (after the hand-over)\n" % (tg("cupti_timed"), tg("timed") - tg("cupti_timed")))
+    if unsampled:
+        sample = t.get("sample")
+        out.append("sampled  about 1 in %s launches timed after warmup (KTIME_SAMPLE): %d not "
+                   "timed; Total ms and Time%% are estimates, mean x launches\n"
+                   % (sample if sample is not None else "?", unsampled))
+    out.append("%s %.3f ms in all\n" % ("total   ~" if unsampled else "timed   ", t["timed_total_ms"]))
+    if r.get("note"):
+        out.append("note     %s\n" % r["note"])
+    return "".join(out)
+
+
+def spread_text(rows, shorts, out):
+    out.append("\nload balance: each kernel's total time on its slowest and its fastest rank\n")
+    out.append("%6s %12s %6s %12s %6s %8s  %s\n" % ("Ranks", "Slowest ms", "Rank", "Fastest ms",
+                                                    "Rank", "Ratio", "Kernel"))
+    for k, s in zip(rows, shorts):
+        sp = k.get("rank_spread")
+        if not isinstance(sp, dict):
+            continue
+        ratio = sp.get("ratio")
+        out.append("%6s %12.3f %6s %12.3f %6s %8s  %s\n" % (
+            sp.get("ranks"), sp["slowest"]["total_ms"], sp["slowest"]["label"],
+            sp["fastest"]["total_ms"], sp["fastest"]["label"],
+            "%.3f" % ratio if ratio is not None else "-", s))
+
+
+# ------------------------------------------------------------------ rendering: CSV
+
+def csv_field(s):
+    q = bool(s) and (s[0] == " " or s[-1] == " ")
+    q = q or any(c in s for c in ',"\r\n')
+    s = s.replace('"', '""')
+    return '"%s"' % s if q else s
+
+
+def csv_opt(v):
+    return "," + g17(v) if v is not None else ","
+
+
+def render_csv(r, rows=None):
+    if rows is None:
+        rows = r["kernels"]
+    out = ["name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,"
+           "timed,ungated,unsampled,timed_by_nodes,in_graph,cupti_timed,total_ms,total_estimated,"
+           "percent,mean_us,min_us,max_us,stddev_us,sum_us,m2_us2,p50_us,p90_us,p99_us,"
+           "few_samples,near_floor,hw_timed,hw_mean_us,bias_us,outside_range,grid,block,"
+           "shared_bytes\r\n"]
+    tf = lambda v: "true" if v else "false"
+    for k in rows:
+        kind = k.get("kind", "kernel")
+        n = k["timed"]
+        line = csv_field(k["name"]) + "," + csv_field(k["mangled"]) + ",%s,all" % kind
+        for f in ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete", "timed",
+                  "ungated", "unsampled", "timed_by_nodes", "in_graph", "cupti_timed"):
+            line += ",%d" % (k.get(f, 0) or 0)
+        line += "," + g17(k["total_ms"]) + "," + tf(k.get("total_estimated")) + "," + g17(k["percent"])
+        if n:
+            line += "".join("," + g17(v) for v in (k["mean_us"], k["min_us"], k["max_us"],
+                                                   stddev_of(k), k["sum_us"], k["m2_us2"]))
+        else:
+            line += ",,,,,,"
+        line += csv_opt(k.get("p50_us")) + csv_opt(k.get("p90_us")) + csv_opt(k.get("p99_us"))
+        line += ",%s,%s" % (tf(0 < n < FEW_SAMPLES), tf(n and k.get("near_floor")))
+        if "hw" in k:
+            h = k["hw"]
+            line += ",%d" % h["timed"]
+            line += csv_opt(h["mean_us"] if h["timed"] else None)
+            line += csv_opt(h.get("bias_us") if h["timed"] and n else None)
+        else:
+            line += ",,,"
+        out.append(line + ",%d,,,\r\n" % (k.get("outside_range", 0) or 0))
+        pd = [d for d in k.get("per_device", []) if d["timed"] > 0]
+        if len(pd) > 1:
+            for d in pd:
+                out.append(csv_sub_row(k, kind, str(d["device"]), d, d["sum_us"] / 1000.0,
+                                       dev_percent(r, d), dev_mean(d)) + ",,,,\r\n")
+        if r.get("group") == "shape":
+            for sh in k.get("shapes") or []:
+                out.append(csv_sub_row(k, kind, "all", sh, sh["total_ms"], sh.get("percent", 0.0),
+                                       sh["mean_us"]) + ",,%s,%s,%d\r\n" % (
+                    "x".join(map(str, sh["grid"])), "x".join(map(str, sh["block"])),
+                    sh["shared_bytes"]))
+            o = k.get("other_shapes")
+            if isinstance(o, dict) and o.get("timed"):
+                out.append(csv_sub_row(k, kind, "all", o, o["total_ms"], o.get("percent", 0.0),
+                                       o["mean_us"]) + ",,other,other,\r\n")
+    return "".join(out)
+
+
+def csv_sub_row(k, kind, device, b, total_ms, percent, mean):
+    """A row with only samples' columns (report.c csv_sub_row), up to bias_us."""
+    line = csv_field(k["name"]) + "," + csv_field(k["mangled"])
+    line += ",%s,%s,,,,,,,%d,,,,," % (kind, device, b["timed"])
+    line += "," + g17(total_ms) + ",," + g17(percent)
+    line += "".join("," + g17(v) for v in (mean, b["min_us"], b["max_us"], stddev_of(b),
+                                           b["sum_us"], b["m2_us2"]))
+    line += csv_opt(b.get("p50_us")) + csv_opt(b.get("p90_us")) + csv_opt(b.get("p99_us"))
+    return line + ",,,,,"
+
+
+# ------------------------------------------------------------------ merge
+
+def sketch_quantile(buckets, gamma, first_edge, q, lo, hi):
+    """sketch_quantile() over a JSON histogram's [i, lower edge, count] buckets."""
+    n = sum(c for _, _, c in buckets)
+    if n == 0:
+        return None
+    rank = math.floor(q * float(n - 1))
+    seen = 0
+    v = None
+    for i, edge, c in sorted(buckets):
+        seen += c
+        if seen > rank:
+            v = first_edge / 2 if i == 0 else edge * math.sqrt(gamma)
+            break
+    if v is None:
+        v = buckets[-1][1] * math.sqrt(gamma)
+    if hi >= lo:
+        v = min(max(v, lo), hi)
+    return v
+
+
+def chan(acc, n2, mean2, m22):
+    """Pairwise merge (Chan et al.) of (n, mean, m2) aggregates."""
+    n1, mean1, m21 = acc
+    if n2 == 0:
+        return acc
+    if n1 == 0:
+        return (n2, mean2, m22)
+    n = n1 + n2
+    delta = mean2 - mean1
+    return (n, mean1 + delta * n2 / n, m21 + m22 + delta * delta * n1 * n2 / n)
+
+
+def merge_stats(blocks, path):
+    """The merged timed/sum/m2/min/max/mean/stddev of statistics blocks, and histogram and
+    quantiles where every block that has samples brings a histogram."""
+    out = {}
+    acc, s, lo, hi = (0, 0.0, 0.0), 0.0, None, None
+    for blk in blocks:
+        n = blk.get("timed", 0)
+        if not n:
+            continue
+        mean = blk["mean_us"] if is_num(blk.get("mean_us")) else blk["sum_us"] / n
+        acc = chan(acc, n, mean, blk.get("m2_us2", 0.0))
+        s += blk["sum_us"]
+        lo = blk["min_us"] if lo is None else min(lo, blk["min_us"])
+        hi = blk["max_us"] if hi is None else max(hi, blk["max_us"])
+    n, mean, m2 = acc
+    out["timed"] = n
+    out["mean_us"] = mean if n else 0.0
+    out["min_us"] = lo if n else 0.0
+    out["max_us"] = hi if n else 0.0
+    out["stddev_us"] = math.sqrt(m2 / (n - 1)) if n >= 2 else 0.0
+    out["sum_us"] = s
+    out["m2_us2"] = m2
+    hists = [blk.get("histogram") for blk in blocks if "histogram" in blk]
+    if hists:
+        gamma, edge = None, None
+        counts = {}
+        for h in hists:
+            if h is None:
+                continue
+            if gamma is None:
+                gamma, edge = h.get("gamma"), h.get("first_edge_us")
+            elif (h.get("gamma"), h.get("first_edge_us")) != (gamma, edge):
+                raise KtoolError("ktime merge: %s: histograms of different bucket edges (gamma %s, %s)"
+                                 % (path, gamma, h.get("gamma")))
+            for i, e, c in h["buckets"]:
+                if i in counts:
+                    counts[i][1] += c
+                else:
+                    counts[i] = [e, c]
+        buckets = [[i, counts[i][0], counts[i][1]] for i in sorted(counts)]
+        out["histogram"] = {"gamma": gamma if gamma is not None else 1.02,
+                            "first_edge_us": edge if edge is not None else 0.05, "buckets": buckets}
+    with_samples = [blk for blk in blocks if blk.get("timed")]
+    if "histogram" in out and all(blk.get("histogram") for blk in with_samples):
+        h = out["histogram"]
+        for key, q in (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99)):
+            out[key] = sketch_quantile(h["buckets"], h["gamma"], h["first_edge_us"], q,
+                                       out["min_us"], out["max_us"]) if n else None
+    elif len(with_samples) == 1:
+        for key in ("p50_us", "p90_us", "p99_us"):
+            out[key] = with_samples[0].get(key)
+    else:
+        for key in ("p50_us", "p90_us", "p99_us"):
+            out[key] = None
+    return out
+
+
+def merge_other(blocks, out, skip):
+    """Fields this tool does not know: counts are added; others kept where every input has
+    the same value; lists of statistics blocks (schema 2's shapes) merged block by block."""
+    keys = []
+    for blk in blocks:
+        for key in blk:
+            if key not in skip and key not in keys:
+                keys.append(key)
+    for key in keys:
+        vals = [blk[key] for blk in blocks if key in blk]
+        if all(is_count(v) for v in vals):
+            out[key] = sum(vals)
+        elif all(isinstance(v, list) and all(isinstance(e, dict) and "timed" in e for e in v)
+                 for v in vals):
+            out[key] = merge_block_lists(vals)
+        elif all(v == vals[0] for v in vals):
+            out[key] = vals[0]
+
+
+def block_key(e):
+    return json.dumps({k: v for k, v in e.items() if k not in COUNT_FIELDS and k not in DERIVED_FIELDS},
+                      sort_keys=True)
+
+
+def merge_block_lists(lists):
+    groups, order = {}, []
+    for lst in lists:
+        for e in lst:
+            key = block_key(e)
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(e)
+    out = []
+    for key in order:
+        es = groups[key]
+        m = {k: v for k, v in es[0].items() if k not in COUNT_FIELDS and k not in DERIVED_FIELDS}
+        for f in COUNT_FIELDS:
+            if any(f in e for e in es):
+                m[f] = sum(e.get(f, 0) for e in es)
+        m.update(merge_stats(es, "shapes"))
+        if any("total_ms" in e for e in es):
+            m["total_ms"] = m["sum_us"] / 1000.0
+        merge_other(es, m, set(m) | set(COUNT_FIELDS) | set(DERIVED_FIELDS))
+        out.append(m)
+    return out
+
+
+def canonical_order(inputs):
+    def key(item):
+        path, r = item
+        rank = r.get("rank")
+        return (rank is None, rank if is_count(rank) else 0, str(r.get("host")),
+                r.get("pid") if is_count(r.get("pid")) else 0, str(r.get("start_time")), path)
+    return sorted(inputs, key=key)
+
+
+def same_or(vals, other=None):
+    return vals[0] if all(v == vals[0] for v in vals) else other
+
+
+def merge_reports(inputs, verb="merge"):
+    """inputs: [(path, report)]. Returns the merged report (docs/tools.md)."""
+    for path, r in inputs:
+        if "merged_from" in r:
+            raise KtoolError("ktime %s: %s is a merged report; merge the per-rank reports it was "
+                             "made from instead" % (verb, path))
+    p0, r0 = inputs[0]
+    for path, r in inputs[1:]:
+        for key, what in (("schema_version", "schema versions"), ("warmup", "warmup settings"),
+                          ("timing_method", "timers")):
+            if r[key] != r0[key]:
+                raise KtoolError("ktime %s: %s has %s %s, %s has %s: cannot merge reports of "
+                                 "different %s" % (verb, p0, key, json.dumps(r0[key]), path,
+                                                   json.dumps(r[key]), what))
+    inputs = canonical_order(inputs)
+    reps = [r for _, r in inputs]
+    m = {"schema_version": r0["schema_version"]}
+    m["ktime_version"] = same_or([r.get("ktime_version") for r in reps], "mixed")
+    m["ktime_build"] = same_or([r.get("ktime_build") for r in reps], "mixed")
+    m["command"] = reps[0].get("command", [])
+    if "command_bytes" in reps[0]:
+        m["command_bytes"] = reps[0]["command_bytes"]
+    m["host"] = same_or([r.get("host") for r in reps])
+    m["rank"] = None
+    m["local_rank"] = None
+    m["world_size"] = same_or([r.get("world_size") for r in reps])
+    starts = [r["start_time"] for r in reps if isinstance(r.get("start_time"), str)]
+    ends = [r["end_time"] for r in reps if isinstance(r.get("end_time"), str)]
+    m["start_time"] = min(starts) if starts else None
+    m["end_time"] = max(ends) if ends else None
+    m["pid"] = None
+    m["timing_method"] = r0["timing_method"]
+    gates = [r.get("launch_gate_mode") for r in reps]
+    m["launch_gate"] = any(r.get("launch_gate") for r in reps)
+    m["launch_gate_mode"] = same_or(gates, "mixed")
+    m["launch_gate_requested"] = same_or([r.get("launch_gate_requested") for r in reps], "mixed")
+    m["launch_gate_unavailable_contexts"] = sum(r.get("launch_gate_unavailable_contexts", 0) or 0 for r in reps)
+    m["contexts"] = sum(r.get("contexts", 0) or 0 for r in reps)
+    m["warmup"] = r0["warmup"]
+    timers = [r.get("timer") if isinstance(r.get("timer"), dict) else {} for r in reps]
+    notes = []
+    for t in timers:
+        if t.get("note") and t["note"] not in notes:
+            notes.append(t["note"])
+    m["timer"] = {"requested": same_or([t.get("requested") for t in timers], "mixed"),
+                  "used": same_or([t.get("used") for t in timers], "mixed"),
+                  "note": "; ".join(notes) if notes else None,
+                  "cupti_library": next((t["cupti_library"] for t in timers if t.get("cupti_library")), None),
+                  "cupti_records_dropped": sum(t.get("cupti_records_dropped", 0) or 0 for t in timers),
+                  "cupti_buffers_refused": sum(t.get("cupti_buffers_refused", 0) or 0 for t in timers)}
+
+    # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
+    # numbered anew in the inputs' canonical order.
+    devices, devmap = [], []
+    index = {}
+    for r in reps:
+        mp = {}
+        for d in r["devices"]:
+            key = (str(r.get("host")), d.get("uuid") or d["ordinal"])
+            if key not in index:
+                e = dict(d)
+                e["ordinal"] = len(devices)
+                e["host"] = r.get("host")
+                e["host_ordinal"] = d["ordinal"]
+                index[key] = e["ordinal"]
+                devices.append(e)
+            else:
+                e = devices[index[key]]
+                for f in ("floor_events_us", "floor_hw_us"):
+                    if e.get(f) is None and d.get(f) is not None:
+                        e[f] = d[f]
+            mp[d["ordinal"]] = index[key]
+        devmap.append(mp)
+    m["devices"] = devices
+
+    # Kernels, by kind and mangled name.
+    groups, order = {}, []
+    for i, r in enumerate(reps):
+        for k in r["kernels"]:
+            key = (k.get("kind", "kernel"), k["mangled"])
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append((i, k))
+    timer = m["timer"]["used"]
+    kernels = []
+    for key in order:
+        members = groups[key]
+        ks = [k for _, k in members]
+        k0 = ks[0]
+        out = {f: k0[f] for f in IDENTITY_FIELDS if f in k0}
+        for f in COUNT_FIELDS:
+            if any(f in k for k in ks):
+                out[f] = sum(k.get(f, 0) or 0 for k in ks)
+        st = merge_stats(ks, p0)
+        if any(k.get("total_estimated") for k in ks):
+            total_us = sum(k["total_ms"] * 1000.0 for k in ks)
+        else:
+            total_us = st["sum_us"]
+        out["_total_us"] = total_us
+        out["total_estimated"] = any(k.get("total_estimated") for k in ks)
+        out.update({f: st[f] for f in ("mean_us", "min_us", "max_us", "stddev_us", "p50_us",
+                                       "p90_us", "p99_us")})
+        out["few_samples"] = 0 < out["timed"] < FEW_SAMPLES
+        if "histogram" in st:
+            out["histogram"] = st["histogram"]
+        out["sum_us"] = st["sum_us"]
+        out["m2_us2"] = st["m2_us2"]
+        # Per device, on the merged devices.
+        pd_groups = {}
+        for i, k in members:
+            for d in k.get("per_device", []):
+                nd = devmap[i].get(d["device"], d["device"])
+                pd_groups.setdefault(nd, []).append(d)
+        per_device = []
+        for nd in sorted(pd_groups):
+            ds = pd_groups[nd]
+            s2 = merge_stats(ds, p0)
+            e = {"device": nd, "timed": s2["timed"], "sum_us": s2["sum_us"], "m2_us2": s2["m2_us2"],
+                 "min_us": s2["min_us"], "max_us": s2["max_us"], "p50_us": s2["p50_us"],
+                 "p90_us": s2["p90_us"], "p99_us": s2["p99_us"], "mean_us": s2["mean_us"],
+                 "stddev_us": s2["stddev_us"]}
+            if e["timed"]:
+                per_device.append(e)
+        out["devices"] = [e["device"] for e in per_device]
+        out["per_device"] = per_device
+        out["near_floor"] = False
+        if out["timed"] and out.get("kind", "kernel") == "kernel":
+            for e in per_device:
+                fl = devices[e["device"]].get("floor_hw_us" if timer == "cupti" else "floor_events_us")
+                if is_num(fl) and fl > 0 and out["mean_us"] < NEAR_FLOOR_FACTOR * fl:
+                    out["near_floor"] = True
+        if any("hw" in k for k in ks):
+            hs = [k["hw"] for k in ks if "hw" in k]
+            h = merge_stats(hs, p0)
+            out["hw"] = {f: h[f] for f in ("timed", "mean_us", "min_us", "max_us", "stddev_us",
+                                           "sum_us", "m2_us2")}
+            out["hw"]["bias_us"] = out["mean_us"] - h["mean_us"] if h["timed"] and out["timed"] else None
+        merge_other(ks, out, set(out) | set(COUNT_FIELDS) | set(DERIVED_FIELDS) | set(IDENTITY_FIELDS))
+        # Each rank's part, and the spread.
+        ranks = []
+        for i, k in members:
+            r = reps[i]
+            ranks.append({"input": i, "rank": r.get("rank"), "host": r.get("host"), "pid": r.get("pid"),
+                          "calls": k["calls"], "timed": k["timed"], "total_ms": k["total_ms"],
+                          "mean_us": k.get("mean_us") if k["timed"] else None})
+        out["ranks"] = ranks
+        slow = max(ranks, key=lambda e: e["total_ms"])
+        fast = min(ranks, key=lambda e: e["total_ms"])
+        label = lambda e: rank_label(e, e["input"])
+        out["rank_spread"] = {
+            "ranks": len(ranks),
+            "slowest": {"input": slow["input"], "rank": slow["rank"], "label": label(slow),
+                        "total_ms": slow["total_ms"]},
+            "fastest": {"input": fast["input"], "rank": fast["rank"], "label": label(fast),
+                        "total_ms": fast["total_ms"]},
+            "ratio": slow["total_ms"] / fast["total_ms"] if fast["total_ms"] > 0 else None}
+        kernels.append(out)
+    grand = sum(k["_total_us"] for k in kernels)
+    for k in kernels:
+        k["total_ms"] = k["_total_us"] / 1000.0
+        k["percent"] = 100.0 * k["_total_us"] / grand if grand > 0 else 0.0
+        for e in k["per_device"]:
+            e["percent"] = 100.0 * e["sum_us"] / grand if grand > 0 else 0.0
+    kernels.sort(key=lambda k: (-k["_total_us"], -k["calls"], b(raw(k, "name"))))
+    for k in kernels:
+        del k["_total_us"]
+    # A fixed key order, as the library writes it.
+    korder = ["name", "name_bytes", "mangled", "kind", "devices", "calls", "warmup_skipped",
+              "captured", "dropped", "failed", "incomplete", "timed", "ungated", "total_ms",
+              "total_estimated", "unsampled", "timed_by_nodes", "percent", "mean_us", "min_us",
+              "max_us", "stddev_us", "p50_us", "p90_us", "p99_us", "few_samples", "histogram",
+              "sum_us", "m2_us2", "in_graph", "cupti_timed", "near_floor", "hw", "per_device"]
+    m["kernels"] = [dict([(f, k[f]) for f in korder if f in k] +
+                         [(f, v) for f, v in k.items() if f not in korder]) for k in kernels]
+    totals = {}
+    for r in reps:
+        for key, v in r["totals"].items():
+            if key == "dropped_reasons" and isinstance(v, dict):
+                dr = totals.setdefault(key, {})
+                for name, c in v.items():
+                    dr[name] = dr.get(name, 0) + (c if is_count(c) else 0)
+            elif key in ("sample", "timed_total_ms"):
+                continue
+            elif is_count(v):
+                totals[key] = totals.get(key, 0) + v
+    samples = [r["totals"].get("sample") for r in reps]
+    totals["sample"] = same_or(samples)
+    totals["timed_total_ms"] = grand / 1000.0
+    m["totals"] = totals
+    notes = [r["note"] for r in reps if r.get("note")]
+    if notes:
+        m["note"] = "; ".join(sorted(set(notes)))
+    m["merged_from"] = [{"file": path, "host": r.get("host"), "rank": r.get("rank"),
+                         "local_rank": r.get("local_rank"), "world_size": r.get("world_size"),
+                         "pid": r.get("pid"), "start_time": r.get("start_time"),
+                         "end_time": r.get("end_time"), "command": r.get("command"),
+                         "ktime_version": r.get("ktime_version"), "ktime_build": r.get("ktime_build")}
+                        for path, r in inputs]
+    return m
+
+
+# ------------------------------------------------------------------ statistics for diff
+
+def betacf(a, bb, x):
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + bb, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10000):
+        m2 = 2 * m
+        aa = m * (bb - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, bb, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = (math.lgamma(a + bb) - math.lgamma(a) - math.lgamma(bb)
+           + a * math.log(x) + bb * math.log1p(-x))
+    if x < (a + 1.0) / (a + bb + 2.0):
+        return math.exp(lbt) * betacf(a, bb, x) / a
+    return 1.0 - math.exp(lbt) * betacf(bb, a, 1.0 - x) / bb
+
+
+def t_two_sided_p(t, df):
+    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
+    if math.isnan(t) or df <= 0:
+        return float("nan")
+    if math.isinf(t):
+        return 0.0
+    return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_cdf(t, df):
+    p = t_two_sided_p(t, df)
+    return 1.0 - p / 2.0 if t >= 0 else p / 2.0
+
+
+def welch(n1, mean1, m21, n2, mean2, m22):
+    """Welch's t-test from two aggregates: (t, df, two-sided p), or None below 2 samples."""
+    if n1 < 2 or n2 < 2:
+        return None
+    v1, v2 = m21 / (n1 - 1), m22 / (n2 - 1)
+    a, c = v1 / n1, v2 / n2
+    se2 = a + c
+    if se2 <= 0:
+        if mean1 == mean2:
+            return (0.0, float(n1 + n2 - 2), 1.0)
+        return (math.copysign(math.inf, mean2 - mean1), float(n1 + n2 - 2), 0.0)
+    t = (mean2 - mean1) / math.sqrt(se2)
+    den = (a * a / (n1 - 1) if a else 0.0) + (c * c / (n2 - 1) if c else 0.0)
+    df = se2 * se2 / den if den > 0 else float(n1 + n2 - 2)
+    return (t, df, t_two_sided_p(t, df))
+
+
+# ------------------------------------------------------------------ diff
+
+def pct(new, old):
+    if old is None or new is None:
+        return None
+    if old == 0:
+        return 0.0 if new == 0 else None
+    return 100.0 * (new - old) / old
+
+
+def parse_threshold(s):
+    t = s.strip()
+    if t.endswith("%"):
+        t = t[:-1]
+    try:
+        v = float(t)
+    except ValueError:
+        raise KtoolError("ktime diff: --threshold '%s' is not a percentage (e.g. 5%%)" % s)
+    if not math.isfinite(v) or v < 0:
+        raise KtoolError("ktime diff: --threshold '%s' is not a percentage (e.g. 5%%)" % s)
+    return v
+
+
+def diff_reports(bpath, base, npath, new, threshold, alpha):
+    for key, what in (("schema_version", "schema versions"), ("warmup", "warmup settings"),
+                      ("timing_method", "timers")):
+        if base[key] != new[key]:
+            raise KtoolError("ktime diff: %s has %s %s, %s has %s: cannot compare reports of "
+                             "different %s" % (bpath, key, json.dumps(base[key]), npath,
+                                               json.dumps(new[key]), what))
+    bk = {(k.get("kind", "kernel"), k["mangled"]): k for k in base["kernels"]}
+    nk = {(k.get("kind", "kernel"), k["mangled"]): k for k in new["kernels"]}
+    rows, regressions, improvements = [], 0, 0
+    for key, k in bk.items():
+        if key not in nk:
+            continue
+        n = nk[key]
+        e = {"name": k["name"], "mangled": k["mangled"], "kind": key[0],
+             "base_timed": k["timed"], "new_timed": n["timed"],
+             "base_total_ms": k["total_ms"], "new_total_ms": n["total_ms"],
+             "base_mean_us": k["mean_us"] if k["timed"] else None,
+             "new_mean_us": n["mean_us"] if n["timed"] else None,
+             "base_p50_us": k.get("p50_us"), "new_p50_us": n.get("p50_us")}
+        if "name_bytes" in k:
+            e["name_bytes"] = k["name_bytes"]
+        e["mean_change_pct"] = pct(e["new_mean_us"], e["base_mean_us"])
+        e["median_change_pct"] = pct(e["new_p50_us"], e["base_p50_us"])
+        w = None
+        if k["timed"] and n["timed"]:
+            w = welch(k["timed"], k["mean_us"], k.get("m2_us2", 0.0), n["timed"], n["mean_us"],
+                      n.get("m2_us2", 0.0))
+        e["t"], e["df"], e["p"] = (w if w else (None, None, None))
+        if e["t"] is not None and math.isinf(e["t"]):
+            e["t"] = None  # no spread in either: the means differ exactly (p 0)
+        e["enough_samples"] = k["timed"] >= FEW_SAMPLES and n["timed"] >= FEW_SAMPLES
+        e["significant"] = e["p"] is not None and e["p"] < alpha
+        ch = e["mean_change_pct"]
+        e["regression"] = bool(e["enough_samples"] and e["significant"] and ch is not None and ch > threshold)
+        e["improvement"] = bool(e["enough_samples"] and e["significant"] and ch is not None and ch < -threshold)
+        regressions += e["regression"]
+        improvements += e["improvement"]
+        rows.append(e)
+
+    def brief(k):
+        e = {"name": k["name"], "mangled": k["mangled"], "kind": k.get("kind", "kernel"),
+             "calls": k["calls"], "timed": k["timed"], "total_ms": k["total_ms"],
+             "mean_us": k["mean_us"] if k["timed"] else None}
+        if "name_bytes" in k:
+            e["name_bytes"] = k["name_bytes"]
+        return e
+    bt, nt = base["totals"]["timed_total_ms"], new["totals"]["timed_total_ms"]
+    return {"ktime_diff": 1, "base": bpath, "new": npath,
+            "test": "Welch's t-test on each kernel's mean, from timed, mean_us and m2_us2",
+            "threshold_pct": threshold, "alpha": alpha, "min_samples": FEW_SAMPLES,
+            "kernels": rows,
+            "new_kernels": [brief(k) for key, k in nk.items() if key not in bk],
+            "vanished_kernels": [brief(k) for key, k in bk.items() if key not in nk],
+            "total": {"base_ms": bt, "new_ms": nt, "change_pct": pct(nt, bt)},
+            "regressions": regressions, "improvements": improvements}
+
+
+def fmt_pct(v):
+    return "%+8.2f%%" % v if v is not None else "%9s" % "-"
+
+
+def fmt_us(v):
+    return "%11.3f" % v if v is not None else "%11s" % "-"
+
+
+def render_diff_text(d):
+    out = ["ktime diff: %s -> %s\n" % (d["base"], d["new"]),
+           "test     Welch's t-test on each kernel's mean (from timed, mean_us and m2_us2), two-sided;\n"
+           "         a regression: mean up more than %g%%, p < %g, at least %d samples in both\n\n"
+           % (d["threshold_pct"], d["alpha"], d["min_samples"])]
+    out.append("%11s %11s %9s %11s %11s %9s %9s  %-11s %s\n" % (
+        "Base us", "New us", "Mean", "Base med", "New med", "Median", "p", "Verdict", "Kernel"))
+    shorts, _ = name_column(d["kernels"])
+    for e, s in zip(d["kernels"], shorts):
+        if e["regression"]:
+            verdict = "REGRESSION"
+        elif e["improvement"]:
+            verdict = "faster"
+        elif not e["enough_samples"]:
+            verdict = "few samples"
+        elif e["significant"]:
+            verdict = "within"
+        else:
+            verdict = "same"
+        p = "%9.2g" % e["p"] if e["p"] is not None else "%9s" % "-"
+        out.append("%s %s %s %s %s %s %s  %-11s %s\n" % (
+            fmt_us(e["base_mean_us"]), fmt_us(e["new_mean_us"]), fmt_pct(e["mean_change_pct"]),
+            fmt_us(e["base_p50_us"]), fmt_us(e["new_p50_us"]), fmt_pct(e["median_change_pct"]),
+            p, verdict, s))
+    if not d["kernels"]:
+        out.append("(no kernel in both reports)\n")
+    for title, lst in (("new kernels (only in %s)" % d["new"], d["new_kernels"]),
+                       ("vanished kernels (only in %s)" % d["base"], d["vanished_kernels"])):
+        if lst:
+            out.append("\n%s\n" % title)
+            shorts, _ = name_column(lst)
+            for e, s in zip(lst, shorts):
+                out.append("%12.3f ms %9d timed  %s\n" % (e["total_ms"], e["timed"], s))
+    t = d["total"]
+    out.append("\ntotal    %.3f ms -> %.3f ms (%s)\n" % (t["base_ms"], t["new_ms"],
+                                                       fmt_pct(t["change_pct"]).strip()))
+    out.append("verdict  %d kernel%s regressed significantly beyond %g%%, %d got faster\n" % (
+        d["regressions"], "" if d["regressions"] == 1 else "s", d["threshold_pct"], d["improvements"]))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------ plot
+
+def need_matplotlib():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in an SVG
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        raise KtoolError("ktime plot: needs matplotlib (pip install matplotlib, or apt-get install "
+                         "python3-matplotlib)")
+
+
+def plot_label(name):
+    s, _ = short_name(name, 48)
+    return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def plot_report(r, plt, top):
+    ks = [k for k in r["kernels"] if k["timed"] > 0][:top]
+    if not ks:
+        raise KtoolError("ktime plot: the report has no timed kernel to plot")
+    labels = [plot_label(raw(k, "name")) for k in ks][::-1]
+    fig, (a1, a2) = plt.subplots(1, 2, sharey=True, figsize=(12, 1.2 + 0.4 * len(ks)),
+                                 gridspec_kw={"width_ratios": [1, 1]})
+    y = list(range(len(ks)))
+    a1.barh(y, [k["percent"] for k in ks][::-1], color="#4878a8")
+    a1.set_yticks(y)
+    a1.set_yticklabels(labels, fontsize=8)
+    a1.set_xlabel("share of GPU time (%)")
+    a1.set_title("top %d kernels by total time" % len(ks))
+    med = [k.get("p50_us") if k.get("p50_us") is not None else k["mean_us"] for k in ks][::-1]
+    p99 = [k.get("p99_us") if k.get("p99_us") is not None else k["max_us"] for k in ks][::-1]
+    a2.hlines(y, med, p99, color="#a84848", linewidth=2, label="p50 to p99")
+    a2.plot(med, y, "o", color="#a84848", markersize=4)
+    a2.plot([k["mean_us"] for k in ks][::-1], y, "|", color="black", markersize=10, label="mean")
+    a2.set_xscale("log")
+    a2.set_xlabel("duration per launch (us)")
+    a2.legend(fontsize=8)
+    a2.set_title("p50 to p99, mean")
+    return fig
+
+
+def plot_merged(r, plt, top):
+    ks = [k for k in r["kernels"] if k.get("ranks")][:top]
+    inputs = r["merged_from"]
+    if not ks:
+        raise KtoolError("ktime plot: the merged report has no kernel to plot")
+    grid = []
+    for k in ks:
+        row = [0.0] * len(inputs)
+        for e in k["ranks"]:
+            row[e["input"]] = e["total_ms"]
+        mean = sum(row) / len(row)
+        grid.append([v / mean if mean > 0 else 0.0 for v in row])
+    fig, ax = plt.subplots(figsize=(2 + 0.5 * len(inputs), 1.2 + 0.4 * len(ks)))
+    im = ax.imshow(grid, aspect="auto", cmap="RdBu_r", vmin=0, vmax=2)
+    ax.set_xticks(range(len(inputs)))
+    ax.set_xticklabels([rank_label(e, i) for i, e in enumerate(inputs)], fontsize=8)
+    ax.set_xlabel("rank")
+    ax.set_yticks(range(len(ks)))
+    ax.set_yticklabels([plot_label(raw(k, "name")) for k in ks], fontsize=8)
+    ax.set_title("each kernel's total time per rank, over its mean across ranks")
+    fig.colorbar(im, ax=ax, label="total / mean across ranks")
+    return fig
+
+
+def plot_diff(d, plt, top):
+    rows = [e for e in d["kernels"] if e["mean_change_pct"] is not None]
+    rows.sort(key=lambda e: -abs(e["mean_change_pct"]))
+    rows = rows[:top]
+    if not rows:
+        raise KtoolError("ktime plot: the diff has no kernel in both reports to plot")
+    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
+    y = list(range(len(rows)))[::-1]
+    colors = ["#c03030" if e["regression"] else "#30a040" if e["improvement"] else "#909090"
+              for e in rows]
+    ax.barh(y, [e["mean_change_pct"] for e in rows], color=colors)
+    ax.set_yticks(y)
+    ax.set_yticklabels([plot_label(e["name"]) for e in rows], fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    for s in (d["threshold_pct"], -d["threshold_pct"]):
+        ax.axvline(s, color="black", linewidth=0.5, linestyle=":")
+    ax.set_xlabel("change in mean (%%); red: significant regression beyond %g%%, green: faster"
+                  % d["threshold_pct"])
+    ax.set_title("%s -> %s" % (os.path.basename(d["base"]), os.path.basename(d["new"])))
+    return fig
+
+
+# ------------------------------------------------------------------ commands
+
+def write_out(data, path=None):
+    """data: str (surrogate-escaped bytes allowed) to stdout, or to path."""
+    raw_bytes = data.encode("utf-8", "surrogateescape")
+    if path and path != "-":
+        try:
+            with open(path, "wb") as f:
+                f.write(raw_bytes)
+        except OSError as e:
+            raise KtoolError("cannot write %s: %s" % (path, e.strerror or e))
+    else:
+        sys.stdout.buffer.write(raw_bytes)
+        sys.stdout.flush()
+
+
+def dump_json(obj):
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def cmd_report(a):
+    r = load_report(a.file)
+    pattern = None
+    if a.filter is not None:
+        try:
+            pattern = re.compile(a.filter)
+        except re.error as e:
+            raise KtoolError("ktime report: --filter '%s' is not a regular expression: %s" % (a.filter, e))
+    if a.top is not None and a.top < 1:
+        raise KtoolError("ktime report: --top %d: give at least 1" % a.top)
+    rows, shown = select_rows(r, a.top, a.sort, pattern)
+    if a.format == "text":
+        write_out(render_text(r, rows, shown))
+    elif a.format == "csv":
+        write_out(render_csv(r, rows))
+    else:
+        if shown:
+            r = dict(r)
+            r["kernels"] = rows
+        write_out(dump_json(r))
+    return 0
+
+
+def cmd_merge(a):
+    inputs = [(p, load_report(p)) for p in a.files]
+    write_out(dump_json(merge_reports(inputs)), a.output)
+    return 0
+
+
+def load_for_diff(a):
+    if a.alpha is not None and not (0 < a.alpha < 1):
+        raise KtoolError("ktime diff: --alpha %g is not between 0 and 1" % a.alpha)
+    base, new = load_report(a.base), load_report(a.new)
+    return diff_reports(a.base, base, a.new, new, parse_threshold(a.threshold), a.alpha)
+
+
+def cmd_diff(a):
+    d = load_for_diff(a)
+    write_out(dump_json(d) if a.format == "json" else render_diff_text(d))
+    return 1 if d["regressions"] else 0
+
+
+def cmd_plot(a):
+    if a.top < 1:
+        raise KtoolError("ktime plot: --top %d: give at least 1" % a.top)
+    ext = os.path.splitext(a.output)[1].lower()
+    if ext not in (".png", ".svg", ".pdf"):
+        raise KtoolError("ktime plot: -o %s: the name must end in .png, .svg or .pdf" % a.output)
+    first = load_json(a.file)
+    if a.new is not None:
+        base = check_report(a.file, first)
+        new = load_report(a.new)
+        d = diff_reports(a.file, base, a.new, new, parse_threshold(a.threshold), 0.01)
+        kind, obj = "diff", d
+    elif isinstance(first, dict) and first.get("ktime_diff") == 1 and isinstance(first.get("kernels"), list):
+        kind, obj = "diff", first
+    else:
+        obj = check_report(a.file, first)
+        kind = "merged" if isinstance(obj.get("merged_from"), list) else "report"
+    plt = need_matplotlib()
+    try:
+        fig = {"diff": plot_diff, "merged": plot_merged, "report": plot_report}[kind](obj, plt, a.top)
+        fig.tight_layout()
+        fig.savefig(a.output)
+    except (KeyError, TypeError) as e:
+        raise KtoolError("ktime plot: %s: not a ktime %s this tool can plot (%s)" % (a.file, kind, e))
+    except OSError as e:
+        raise KtoolError("ktime plot: cannot write %s: %s" % (a.output, e.strerror or e))
+    return 0
+
+
+# ------------------------------------------------------------------ self-test
+
+def selftest():
+    """Pure functions against known values; one 'ok - ...' / 'not ok - ...' line each."""
+    import random
+    results = []
+
+    def check(desc, cond):
+        results.append(bool(cond))
+        print("%s - %s" % ("ok" if cond else "not ok", desc))
+
+    near = lambda x, y, tol: abs(x - y) <= tol
+    check("t CDF: t=2, df=10, two-sided p = 0.0734 (0.073388)",
+          near(t_two_sided_p(2.0, 10), 0.0733880347, 1e-8))
+    check("t CDF: t=1, df=1 (Cauchy), two-sided p = 0.5", near(t_two_sided_p(1.0, 1), 0.5, 1e-12))
+    check("t CDF: t=2, df=2, p = 1 - 2/sqrt(6)",
+          near(t_two_sided_p(2.0, 2), 1 - 2 / math.sqrt(6), 1e-12))
+    check("t CDF: t=2.228139, df=10, p = 0.05", near(t_two_sided_p(2.2281388520, 10), 0.05, 1e-8))
+    check("t CDF: t=1.959964, df=1e7 approaches the normal, p = 0.05",
+          near(t_two_sided_p(1.959963985, 1e7), 0.05, 1e-6))
+    check("t CDF: t=0 gives p = 1, and the CDF is 0.5", near(t_two_sided_p(0.0, 5), 1.0, 1e-15)
+          and near(t_cdf(0.0, 5), 0.5, 1e-15))
+    check("t CDF: symmetric, CDF(-t) = 1 - CDF(t)", near(t_cdf(-1.3, 7), 1 - t_cdf(1.3, 7), 1e-14))
+    check("incomplete beta: I_0.5(2, 2) = 0.5, I_0.3(1, 1) = 0.3",
+          near(betainc(2, 2, 0.5), 0.5, 1e-14) and near(betainc(1, 1, 0.3), 0.3, 1e-14))
+    # Welch against a direct computation from raw samples.
+    rnd = random.Random(12)
+    xs = [rnd.gauss(100, 5) for _ in range(40)]
+    ys = [rnd.gauss(103, 9) for _ in range(25)]
+
+    def agg(v):
+        m = sum(v) / len(v)
+        return len(v), m, sum((x - m) ** 2 for x in v)
+    n1, m1, q1 = agg(xs)
+    n2, m2_, q2 = agg(ys)
+    v1, v2 = q1 / (n1 - 1), q2 / (n2 - 1)
+    t_direct = (m2_ - m1) / math.sqrt(v1 / n1 + v2 / n2)
+    df_direct = (v1 / n1 + v2 / n2) ** 2 / ((v1 / n1) ** 2 / (n1 - 1) + (v2 / n2) ** 2 / (n2 - 1))
+    t, df, p = welch(n1, m1, q1, n2, m2_, q2)
+    check("Welch: t and df from (n, mean, M2) equal those from the raw samples",
+          near(t, t_direct, 1e-12) and near(df, df_direct, 1e-9) and 0 < p < 1)
+    check("Welch: no spread and equal means gives p 1; different means p 0",
+          welch(10, 5.0, 0.0, 10, 5.0, 0.0)[2] == 1.0 and welch(10, 5.0, 0.0, 10, 6.0, 0.0)[2] == 0.0)
+    # Chan's pairwise merge against the raw samples, in any order.
+    parts = [[rnd.lognormvariate(3, 0.5) for _ in range(rnd.randint(1, 50))] for _ in range(6)]
+    allv = [x for p_ in parts for x in p_]
+    n, mean, m2 = agg(allv)
+    acc = (0, 0.0, 0.0)
+    for p_ in parts:
+        acc = chan(acc, *agg(p_))
+    acc2 = (0, 0.0, 0.0)
+    for p_ in reversed(parts):
+        acc2 = chan(acc2, *agg(p_))
+    check("merge: Chan's formula over 6 parts equals the raw samples' n, mean and M2",
+          acc[0] == n and near(acc[1], mean, 1e-9 * mean) and near(acc[2], m2, 1e-9 * m2))
+    check("merge: the parts in reverse order give the same within rounding",
+          acc2[0] == n and near(acc2[1], acc[1], 1e-12 * mean) and near(acc2[2], acc[2], 1e-9 * m2))
+    # Histograms: merging by buckets equals the histogram of the union (sketch.c's buckets).
+    gamma, edge0 = 1.02, 0.05
+    edges = [0.0] + [edge0 * gamma ** (i - 1) for i in range(1, 1000)]
+
+    def bucket(x):
+        if not x >= edge0:
+            return 0
+        i = 1 + int(math.log(x / edge0) / math.log(gamma))
+        i = min(i, 999)
+        while i > 1 and x < edges[i]:
+            i -= 1
+        while i < 999 and x >= edges[i + 1]:
+            i += 1
+        return i
+
+    def hist(v):
+        c = {}
+        for x in v:
+            c[bucket(x)] = c.get(bucket(x), 0) + 1
+        return {"gamma": gamma, "first_edge_us": edge0,
+                "buckets": [[i, edges[i], c[i]] for i in sorted(c)]}
+
+    def block(v):
+        n_, mean_, m2__ = agg(v)
+        return {"timed": n_, "sum_us": sum(v), "m2_us2": m2__, "mean_us": mean_, "min_us": min(v),
+                "max_us": max(v), "histogram": hist(v)}
+    merged = merge_stats([block(p_) for p_ in parts], "selftest")
+    whole = hist(allv)
+    check("merge: histograms added bucket by bucket equal the histogram of all samples",
+          merged["histogram"]["buckets"] == whole["buckets"])
+    srt = sorted(allv)
+    ok = True
+    for q, key in ((0.5, "p50_us"), (0.9, "p90_us"), (0.99, "p99_us")):
+        exact = srt[math.floor(q * (len(srt) - 1))]
+        ok = ok and abs(merged[key] - exact) <= 0.01 * exact
+    check("merge: quantiles of the merged histogram within 1 % of the exact sample quantiles", ok)
+    check("short names: 'void f<int>(int, float*)' is 'f<int>', parameters dropped",
+          short_name("void f<int>(int, float*)") == ("f<int>", 1))
+    long_name = "ns::" + "x" * 100 + "(int)"
+    s, how = short_name(long_name)
+    check("short names: a long name is elided in the middle to at most 72 bytes",
+          how == 2 and "..." in s and len(s.encode()) <= 72)
+    s, how = short_name("k_" + "\u00e9" * 60)
+    check("short names: elision never splits a UTF-8 character", how == 2 and "\ufffd" not in s
+          and s.encode("utf-8").decode("utf-8") == s)
+    check("csv: a field with a comma or quote is quoted, quotes doubled",
+          csv_field('a"b,c') == '"a""b,c"' and csv_field("plain") == "plain" and csv_field(" x") == '" x"')
+    print("1..%d" % len(results))
+    return 0 if all(results) else 1
+
+
+# ------------------------------------------------------------------ main
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="ktime", description="offline tools on ktime's JSON reports")
+    p.add_argument("--selftest", action="store_true", help="check the pure functions (TAP-like)")
+    sub = p.add_subparsers(dest="cmd")
+    r = sub.add_parser("report", prog="ktime report", help="render a JSON report as text, CSV or JSON")
+    r.add_argument("file")
+    r.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    r.add_argument("--top", type=int)
+    r.add_argument("--sort", choices=("total", "mean", "p99", "calls"), default="total")
+    r.add_argument("--filter", metavar="REGEX")
+    m = sub.add_parser("merge", prog="ktime merge", help="merge reports (ranks, runs) exactly")
+    m.add_argument("files", nargs="+")
+    m.add_argument("-o", "--output", metavar="OUT")
+    d = sub.add_parser("diff", prog="ktime diff", help="compare two reports kernel by kernel")
+    d.add_argument("base")
+    d.add_argument("new")
+    d.add_argument("--threshold", default="5%")
+    d.add_argument("--alpha", type=float, default=0.01)
+    d.add_argument("--format", choices=("text", "json"), default="text")
+    pl = sub.add_parser("plot", prog="ktime plot", help="plot a report, a merged report or a diff")
+    pl.add_argument("file")
+    pl.add_argument("new", nargs="?")
+    pl.add_argument("-o", "--output", default="ktime-plot.png")
+    pl.add_argument("--top", type=int, default=15)
+    pl.add_argument("--threshold", default="5%")
+    return p
+
+
+def main(argv=None):
+    p = build_parser()
+    a = p.parse_args(argv)
+    if a.selftest:
+        return selftest()
+    if not a.cmd:
+        p.print_usage(sys.stderr)
+        return 2
+    cmd = {"report": cmd_report, "merge": cmd_merge, "diff": cmd_diff, "plot": cmd_plot}[a.cmd]
+    try:
+        return cmd(a)
+    except KtoolError as e:
+        msg = str(e)
+        if not msg.startswith("ktime "):
+            msg = "ktime %s: %s" % (a.cmd, msg)
+        sys.stderr.write(msg + "\n")
+        return 2
+    except BrokenPipeError:
+        try:
+            sys.stdout = None
+        finally:
+            return 0
+    except Exception as e:  # never a traceback: one line, exit status 2
+        sys.stderr.write("ktime %s: cannot process the input: %s: %s\n" % (a.cmd, type(e).__name__, e))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
