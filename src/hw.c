@@ -114,9 +114,10 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
     sketch_add(&d->sk, (double)(end_ns - start_ns) / 1000.0);
     if (shape && shape_known(shape))
         shape_add(&d->shapes, shape, (double)(end_ns - start_ns) / 1000.0);
-    if (h->sample)
+    /* ktime's own kernels (the floor's) are not the program's: out of the dump and trace. */
+    if (h->sample && !own)
         h->sample(k->name, device, (double)(end_ns - start_ns) / 1000.0);
-    if (h->trace)
+    if (h->trace && !own)
         trace_add(h->trace, start_ns, end_ns - start_ns, k->name, 0, device, stream_id, shape);
 }
 

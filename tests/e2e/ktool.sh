@@ -78,6 +78,22 @@ pair graphs_c KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" "$E2E_BIN/app_capture" 
 pair graphs_b KTIME_TIMER=both KTIME_CUPTI_LIB="$CUPTI" "$E2E_BIN/app_capture" --eager 2 4 10
 pair graphs_e "$E2E_BIN/app_capture" --eager 7 4 10
 pair sample KTIME_SAMPLE=4 "$A" k_small=125000:400 kmix=125000,375000:200
+# Schema 2's rows and lines: launch shapes (KTIME_GROUP=shape, some folded into other shapes),
+# the capture range, the conditions read through the fake NVML (another process on the GPU).
+pair shapes KTIME_GROUP=shape "$E2E_BIN/app_driver" --shapes 20 kA=10000,20000:45 kB=5000:12
+check "shapes: the text has shape rows and other shapes" \
+    sh -c "grep -q ' grid 8x1x1 block 256x1x1 smem 0\$' '$tmp/shapes.txt' && grep -q 'other shapes' '$tmp/shapes.txt'"
+pair range KTIME_RANGE=profiler-api KTIME_WARMUP=2 "$A" --profiler 10:20 k_a=125000:25 k_b=250000:25
+check "range: the text has the range line" grep -q '^range    KTIME_RANGE=profiler-api' "$tmp/range.txt"
+NVML=$FAKE_DIR/nvml/libnvidia-ml.so.1
+if [ -f "$NVML" ]; then
+    pair conditions KTIME_NVML_LIB="$NVML" CUDA_MPS_PIPE_DIRECTORY="$tmp/nomps" FAKE_NVML_OTHER_PIDS=$$ \
+        "$A" k_small=125000:30
+    check "conditions: the text has the conditions and the shared warning" \
+        sh -c "grep -q '^conditions: gpu 0 shared with 1 other process' '$tmp/conditions.txt' && grep -q '^warning: gpu 0 was shared' '$tmp/conditions.txt'"
+else
+    skip "conditions: ktime report of a report with conditions" "fake NVML not built: $NVML"
+fi
 check "sample: the text says the totals are estimates" grep -q '^total   ~' "$tmp/sample.txt"
 pair failed "$E2E_BIN/app_fail" 10 3
 pair pool KTIME_WARMUP=0 KTIME_POOL_CAP=4 FAKECUDA_COMPLETE_DELAY_US=300000 "$A" --no-sync k=125000:50

@@ -109,8 +109,8 @@ def kcount_index(doc):
 
 
 def check_ktime_doc(doc, prog, notes):
-    if doc.get("schema_version") != 1:
-        notes.append("ktime schema_version is %r, not 1" % doc.get("schema_version"))
+    if doc.get("schema_version") not in (1, 2):
+        notes.append("ktime schema_version is %r, not 1 or 2" % doc.get("schema_version"))
     cmd = doc.get("command") or []
     if prog and prog != "-" and cmd and os.path.basename(str(cmd[0])) != prog:
         notes.append("ktime report is from %r, not %r (another process wrote it?)"

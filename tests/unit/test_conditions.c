@@ -263,7 +263,8 @@ static void not_checked(void **state)
     assert_string_equal(t, "conditions: not checked (KTIME_NVML=0)\n");
     free(t);
     t = render(&c, ord, 2, true);
-    assert_string_equal(t, "\"conditions\": { \"checked\": false, \"reason\": \"KTIME_NVML=0\", \"devices\": [] }");
+    assert_string_equal(t, "\"conditions\": { \"checked\": false, \"reason\": \"KTIME_NVML=0\", "
+                           "\"text\": [\"conditions: not checked (KTIME_NVML=0)\"], \"devices\": [] }");
     free(t);
     /* Checked, but one device had no NVML device and the other was never read. */
     c.checked = true;

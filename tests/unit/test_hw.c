@@ -35,7 +35,11 @@ static void test_own_stream_named(void **state)
 {
     static const char floor_name[] = "ktime_floor_empty";
     struct hw h;
+    struct trace t;
     hw_init(&h, 1);
+    trace_init(&t, 100);
+    h.trace = &t; /* the program's records only: 3 of kp_rtc after its warmup, and stream 9's
+                   * of context 2 */
     for (int i = 0; i < 4; i++)
         hw_add(&h, "kp_rtc", 0, 1, 7, 0, 800, false, NULL);
     assert_int_equal(hw_own(&h, 1, 9, floor_name), 0);
@@ -51,6 +55,8 @@ static void test_own_stream_named(void **state)
     assert_int_equal(f->warmup, 1);
     assert_true(f->devs->st.min == 0.5 && f->devs->st.max == 0.5);
     assert_int_equal(h.records, 38);
+    assert_int_equal(t.n, 4);
+    trace_free(&t);
     hw_free(&h);
 }
 
