@@ -116,8 +116,10 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
         snprintf(name, sizeof name, "<kernel %p>", handle);
     ktab_set_name(k, name);
+    /* CUPTI first, before the first kernel runs; then the exit handlers (and, with events,
+     * the NVML sampler: nvml.c says why not beside CUPTI). */
+    cuptitimer_start();
     ktime_register_exit();
-    cuptitimer_start(); /* once, before the first kernel runs */
     launch_busy = 0;
 }
 

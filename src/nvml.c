@@ -76,6 +76,7 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     long self;               /* our pid */
+    bool at_exit_only;       /* no sampler thread: one reading at exit (the CUPTI timer) */
     char mps_dir[512];       /* CUDA_MPS_PIPE_DIRECTORY, or MPS's default */
     unsigned fn_failed;      /* entry points whose failure was logged, a bit each */
 } smp = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -437,6 +438,14 @@ void nvml_start(void)
     smp.self = (long)getpid();
     dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
     snprintf(smp.mps_dir, sizeof smp.mps_dir, "%s", dir && *dir ? dir : "/tmp/nvidia-mps");
+    /* Beside the CUPTI timer, no sampler thread: on an H100 (driver 580.159.04) a thread
+     * reading NVML and the driver while CUPTI traced the program's kernels left app_paths
+     * stuck on a lock (5 runs of 5 with a trace; docs/results/README.md). The conditions are
+     * then read once, at exit (nvml_finish). */
+    if (kt.cfg.timer != TIMER_EVENTS) {
+        smp.at_exit_only = true;
+        return;
+    }
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&smp.cv, &ca);
@@ -496,6 +505,10 @@ const struct conditions *nvml_finish(const int *ordinals, int n, long wait_ms)
             return &late;
         }
         smp.running = false;
+    }
+    if (smp.at_exit_only && ktime_driver_ready() && nv_open()) {
+        mps_pipe();
+        log_debug("NVML: %s loaded at exit (the CUPTI timer: one reading)", cond.library);
     }
     if (nv.ready) {
         /* The last reading: the devices of the report, and every one read before. */

@@ -66,6 +66,18 @@ check "quiet: no throttling" \
 check "quiet: nvmlInit_v2 once, nvmlShutdown once, at the end" \
     sh -c "[ \$(grep -c '^nvmlInit_v2\$' '$tmp/q.log') = 1 ] && [ \$(grep -c '^nvmlShutdown\$' '$tmp/q.log') = 1 ] && [ \"\$(tail -n 1 '$tmp/q.log')\" = nvmlShutdown ]"
 check "quiet: the device found by its PCI bus id" grepq "$tmp/q.log" '^bus 0000:01:00.0$'
+# With the CUPTI timer: no sampler thread beside CUPTI (a thread reading NVML and the driver
+# while CUPTI traced was seen to hang a program on an H100); one reading, at exit.
+CUPTI=$FAKE_DIR/libcupti.so.13
+run_ktime qc $NV KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" KTIME_OUTPUT="$tmp/qc.json" \
+    FAKE_NVML_LOG="$tmp/qc.log" FAKE_NVML_OTHER_PIDS=$$ "$A" k=125000:30
+check "cupti timer: conditions checked, the CUPTI timer timing" \
+    sh -c "'$JCHECK' '$tmp/qc.json' conditions.checked == true && '$JCHECK' '$tmp/qc.json' timer.used == cupti"
+check "cupti timer: one reading, at exit" jc "$tmp/qc.json" 'conditions.devices[0].samples' == 1
+check "cupti timer: the other process seen at exit" jc "$tmp/qc.json" 'conditions.devices[0].other_process_count' == 1
+check "cupti timer: nvmlInit_v2 once, nvmlShutdown last" \
+    sh -c "[ \$(grep -c '^nvmlInit_v2\$' '$tmp/qc.log') = 1 ] && [ \"\$(tail -n 1 '$tmp/qc.log')\" = nvmlShutdown ]"
+check "cupti timer: kernels still timed exactly" exact "$tmp/qc.json" k 25 125
 run_ktime qt $NV KTIME_OUTPUT="$tmp/q.txt" "$A" k=125000:30
 check "quiet, text: one line says gpu 0 was idle, clocks not locked, no throttling" \
     grepq "$tmp/q.txt" '^conditions: gpu 0 idle apart from this process; clocks not locked, SM clock 1980 MHz, memory clock 2619 MHz; no throttling; 40 C; [0-9]* readings$'
