@@ -2,6 +2,8 @@
 all-reduce), SGD step; 30 iterations on each rank's GPU. Rank 0 prints the final loss.
 
 usage: torchrun --standalone --nproc-per-node 2 ddp_train.py [--iters N]
+With DDP_BACKEND=gloo (a machine of one GPU, where NCCL cannot put two ranks on one device),
+the ranks share GPU 0 and all-reduce through gloo.
 """
 import argparse
 import os
@@ -19,8 +21,9 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     a = ap.parse_args()
     rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
+    local = local % torch.cuda.device_count()
     torch.cuda.set_device(local)
-    dist.init_process_group("nccl")
+    dist.init_process_group(os.environ.get("DDP_BACKEND", "nccl"))
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(512, 1024), torch.nn.ReLU(),
                                 torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
