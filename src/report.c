@@ -677,27 +677,27 @@ static void json_histogram(FILE *f, const char *lead, const struct sketch *s)
     fprintf(f, "] }");
 }
 
+/* ", \"keys[i]\": v[i]" for each of n numbers. */
+static void json_nums(FILE *f, const char *const *keys, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        fprintf(f, ", \"%s\": ", keys[i]);
+        json_num(f, v[i]);
+    }
+}
+
 /* The statistics of one launch shape (or of the shapes folded into "other"), as members of
  * an object already opened. */
 static void json_shape_stats(FILE *f, const struct stats *st, const struct sketch *sk,
                              double grand)
 {
-    fprintf(f, "\"timed\": %llu, \"total_ms\": ", (unsigned long long)st->n);
-    json_num(f, st->sum / 1000.0);
-    fprintf(f, ", \"percent\": ");
-    json_num(f, grand > 0 ? 100.0 * st->sum / grand : 0.0);
-    fprintf(f, ", \"mean_us\": ");
-    json_num(f, st->mean);
-    fprintf(f, ", \"min_us\": ");
-    json_num(f, st->min);
-    fprintf(f, ", \"max_us\": ");
-    json_num(f, st->max);
-    fprintf(f, ", \"stddev_us\": ");
-    json_num(f, stats_stddev(st));
-    fprintf(f, ", \"sum_us\": ");
-    json_num(f, st->sum);
-    fprintf(f, ", \"m2_us2\": ");
-    json_num(f, st->m2);
+    static const char *const keys[] = { "total_ms", "percent", "mean_us", "min_us", "max_us",
+                                        "stddev_us", "sum_us", "m2_us2" };
+    const double v[] = { st->sum / 1000.0, grand > 0 ? 100.0 * st->sum / grand : 0.0, st->mean,
+                         st->min, st->max, stats_stddev(st), st->sum, st->m2 };
+
+    fprintf(f, "\"timed\": %llu", (unsigned long long)st->n);
+    json_nums(f, keys, v, 8);
     json_quantiles(f, ", ", sk, st);
     json_histogram(f, ",\n          ", sk);
 }
@@ -935,23 +935,16 @@ int report_write_json(FILE *f, struct report *r)
             const struct stats *s = &k->per_dev[d];
             if (s->n == 0)
                 continue;
-            fprintf(f, "%s\n        { \"device\": %d, \"timed\": %llu, \"sum_us\": ", sep,
-                    r->devices[d].ordinal, (unsigned long long)s->n);
-            json_num(f, s->sum);
-            fprintf(f, ", \"m2_us2\": ");
-            json_num(f, s->m2);
-            fprintf(f, ", \"min_us\": ");
-            json_num(f, s->min);
-            fprintf(f, ", \"max_us\": ");
-            json_num(f, s->max);
-            json_quantiles(f, ", ", dev_sketch(k, d), s);
+            static const char *const sums[] = { "sum_us", "m2_us2", "min_us", "max_us" };
             /* What the text's and the CSV's per-GPU lines show (ktime report renders them). */
-            fprintf(f, ", \"mean_us\": ");
-            json_num(f, s->mean);
-            fprintf(f, ", \"stddev_us\": ");
-            json_num(f, stats_stddev(s));
-            fprintf(f, ", \"percent\": ");
-            json_num(f, grand > 0 ? 100.0 * s->sum / grand : 0.0);
+            static const char *const shown[] = { "mean_us", "stddev_us", "percent" };
+            fprintf(f, "%s\n        { \"device\": %d, \"timed\": %llu", sep,
+                    r->devices[d].ordinal, (unsigned long long)s->n);
+            json_nums(f, sums, (const double[]){ s->sum, s->m2, s->min, s->max }, 4);
+            json_quantiles(f, ", ", dev_sketch(k, d), s);
+            json_nums(f, shown,
+                      (const double[]){ s->mean, stats_stddev(s),
+                                        grand > 0 ? 100.0 * s->sum / grand : 0.0 }, 3);
             fprintf(f, " }");
             sep = ",";
         }
