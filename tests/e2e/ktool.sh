@@ -9,6 +9,9 @@ need_ktime
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TOOL=$SRC/tools/ktime_tool.py
+# The system's python3 where there is one: a version manager's shim on the PATH (pyenv) can
+# cost seconds a call, and this script makes hundreds.
+if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; fi
 PY=${PYTHON:-python3}
 if ! command -v "$PY" >/dev/null 2>&1; then
     skip "ktime_tool.py" "no $PY"
