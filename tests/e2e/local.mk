@@ -172,7 +172,8 @@ E2E_TESTS = \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
 	tests/e2e/range.sh \
-	tests/e2e/ktool.sh
+	tests/e2e/ktool.sh \
+	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
