@@ -11,11 +11,15 @@
 
 #include "trace.h"
 
+/* Occurrences of needle in hay, in one pass (strstr from each match would measure the rest of
+ * a 30 MB string every time under AddressSanitizer's interceptor: quadratic). */
 static int count(const char *hay, const char *needle)
 {
+    size_t k = strlen(needle);
     int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
+    for (const char *p = hay; *p; p++)
+        if (*p == *needle && strncmp(p, needle, k) == 0)
+            n++, p += k - 1;
     return n;
 }
 
