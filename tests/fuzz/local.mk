@@ -30,11 +30,12 @@ tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/sysinfo.c \
-	src/report.c src/stats.c src/sketch.c
+	src/report.c src/stats.c src/sketch.c src/shape.c src/conditions.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report.c src/stats.c src/sketch.c
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report.c src/stats.c \
+	src/sketch.c src/shape.c src/conditions.c
 tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_json_LDADD = $(FUZZ_ALL_LDADD)
 
