@@ -90,30 +90,28 @@ static int cpu_elapsed_ns(const ktime_cpu_timer *t, long long *ns)
     return KTIME_OK;
 }
 
-KTIME_EXPORT int ktime_cpu_timer_elapsed_ms(const ktime_cpu_timer *t, double *ms)
+/* The timer's elapsed time in units of ns_per_unit nanoseconds into *out, or an error. */
+static int cpu_elapsed_in(const ktime_cpu_timer *t, double *out, double ns_per_unit)
 {
     long long ns;
     int rc;
 
-    if (!ms)
+    if (!out)
         return KTIME_ERR_INVALID;
     rc = cpu_elapsed_ns(t, &ns);
     if (rc == KTIME_OK)
-        *ms = (double)ns / 1e6;
+        *out = (double)ns / ns_per_unit;
     return rc;
+}
+
+KTIME_EXPORT int ktime_cpu_timer_elapsed_ms(const ktime_cpu_timer *t, double *ms)
+{
+    return cpu_elapsed_in(t, ms, 1e6);
 }
 
 KTIME_EXPORT int ktime_cpu_timer_elapsed_us(const ktime_cpu_timer *t, double *us)
 {
-    long long ns;
-    int rc;
-
-    if (!us)
-        return KTIME_ERR_INVALID;
-    rc = cpu_elapsed_ns(t, &ns);
-    if (rc == KTIME_OK)
-        *us = (double)ns / 1e3;
-    return rc;
+    return cpu_elapsed_in(t, us, 1e3);
 }
 
 /* ---- GPU timer ---------------------------------------------------------------------- */

@@ -337,23 +337,16 @@ static void json_str_or_null(FILE *f, const char *s)
         fputs("null", f);
 }
 
-static void json_u_or_null(FILE *f, const char *key, bool ok, unsigned v)
+/* ", \"key\": v", or null when the figure could not be read (!ok). */
+static void json_long_or_null(FILE *f, const char *key, bool ok, long v)
 {
     fprintf(f, ", \"%s\": ", key);
     if (ok)
-        fprintf(f, "%u", v);
+        fprintf(f, "%ld", v);
     else
         fputs("null", f);
 }
 
-static void json_i_or_null(FILE *f, const char *key, bool ok, int v)
-{
-    fprintf(f, ", \"%s\": ", key);
-    if (ok)
-        fprintf(f, "%d", v);
-    else
-        fputs("null", f);
-}
 
 static void json_secs(FILE *f, const char *sep, const char *key, double v)
 {
@@ -392,10 +385,10 @@ static void json_device(FILE *f, const struct conditions *c, int ordinal)
         }
         fputc(']', f);
     }
-    json_i_or_null(f, "other_process_count", d->proc_samples > 0, others_count(d));
-    json_i_or_null(f, "other_processes_at_start", d->proc_samples > 0,
+    json_long_or_null(f, "other_process_count", d->proc_samples > 0, others_count(d));
+    json_long_or_null(f, "other_processes_at_start", d->proc_samples > 0,
                    d->others_at_start - (d->pid_mismatch && d->others_at_start > 0));
-    json_i_or_null(f, "other_processes_at_end", d->others_at_end >= 0,
+    json_long_or_null(f, "other_processes_at_end", d->others_at_end >= 0,
                    d->others_at_end - (d->pid_mismatch && d->others_at_end > 0));
     fprintf(f, ", \"other_processes_truncated\": %s, \"pids_of_another_namespace\": %s",
             d->others_truncated ? "true" : "false", d->pid_mismatch ? "true" : "false");
@@ -405,13 +398,13 @@ static void json_device(FILE *f, const struct conditions *c, int ordinal)
     fputs(locked > 0 ? "true" : locked == 0 ? "false" : "null", f);
     fputs(", \"locked_evidence\": ", f);
     json_str_or_null(f, why);
-    json_i_or_null(f, "application_sm_mhz", d->app_sm_mhz > 0, d->app_sm_mhz);
-    json_i_or_null(f, "default_application_sm_mhz", d->default_app_sm_mhz > 0,
+    json_long_or_null(f, "application_sm_mhz", d->app_sm_mhz > 0, d->app_sm_mhz);
+    json_long_or_null(f, "default_application_sm_mhz", d->default_app_sm_mhz > 0,
                    d->default_app_sm_mhz);
-    json_u_or_null(f, "sm_min_mhz", d->sm_samples, d->sm_min);
-    json_u_or_null(f, "sm_max_mhz", d->sm_samples, d->sm_max);
-    json_u_or_null(f, "mem_min_mhz", d->mem_samples, d->mem_min);
-    json_u_or_null(f, "mem_max_mhz", d->mem_samples, d->mem_max);
+    json_long_or_null(f, "sm_min_mhz", d->sm_samples, d->sm_min);
+    json_long_or_null(f, "sm_max_mhz", d->sm_samples, d->sm_max);
+    json_long_or_null(f, "mem_min_mhz", d->mem_samples, d->mem_min);
+    json_long_or_null(f, "mem_max_mhz", d->mem_samples, d->mem_max);
     fputs(" },\n        \"throttle\": ", f);
     if (!d->reason_samples) {
         fputs("null", f);

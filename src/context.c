@@ -143,7 +143,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
             p->primary = is_primary(ctx, dev);
-            if (kt.trace_on) {
+            if (kt.drain.trace) { /* KTIME_TRACE */
                 void *unused = NULL;
                 if (driver_event_ops.create(ctx, &p->anchor, &unused) != 0)
                     p->anchor = NULL; /* this context's launches stay off the timeline */

@@ -168,7 +168,8 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     if (r == 1 || r == -2)
         return r;
     a = agg_get(d, s->kernel, p->device);
-    if (s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) {
+    bool voided = s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen;
+    if (voided) {
         /* Its start event fired when the watchdog opened the gate, not at the launch. */
         if (a)
             a->forced++;
@@ -185,8 +186,7 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     } else if (a) {
         a->errors++;
     }
-    bool kept = r == 0 && a && d->trace && p->anchor && !(s->gen &&
-                atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen) &&
+    bool kept = r == 0 && a && !voided && d->trace && p->anchor &&
                 trace_place(d, p, p->pending[j], ms);
     if (!kept)
         pool_release(p, p->pending[j]);

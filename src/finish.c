@@ -451,7 +451,7 @@ void finish_report(bool from_drain_thread)
     log_debug("exit: %.2f ms to stop the drain thread, %.2f ms to drain", t_stop - t0,
               t_finish - t_stop);
     done.to_file = build_and_deliver(drain_now_ms(), NULL);
-    if (kt.trace_on && done.stopped)
+    if (kt.drain.trace && done.stopped)
         deliver_trace();
 }
 

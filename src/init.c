@@ -74,7 +74,6 @@ __attribute__((constructor)) static void ktime_init(void)
     dump_setup();
     if (kt.cfg.trace) {
         trace_init(&kt.trace, (uint64_t)kt.cfg.trace_max);
-        kt.trace_on = true;
         kt.drain.trace = &kt.trace;
         /* With KTIME_TIMER=both the table is the events': CUPTI's records stay off the trace. */
         if (kt.cfg.timer == TIMER_CUPTI)

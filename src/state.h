@@ -50,7 +50,6 @@ struct ktime_state {
     _Atomic int timing;
     struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
     struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
-    bool trace_on;                      /* KTIME_TRACE is set (before any pool is made) */
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
     /* KTIME_RANGE=profiler-api: 1 between a cuProfilerStart and the next cuProfilerStop
      * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
