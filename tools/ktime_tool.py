@@ -55,6 +55,30 @@ def is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _cut_short(text, pos):
+    """True when the parse error at pos is the end of a document that stops part way: brackets are
+    still open (or a string is) and the error lies after the last bracket, comma or colon, so the
+    text up to it is the start of a valid document (a cut inside a string, number or word)."""
+    depth, in_str, esc, last = 0, False, False, -1
+    for i, c in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif c == "\\":
+                esc = True
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c in "{[":
+            depth, last = depth + 1, i
+        elif c in "}]":
+            depth, last = depth - 1, i
+        elif c in ",:":
+            last = i
+    return (depth > 0 or in_str) and pos > last
+
+
 def load_json(path):
     try:
         with open(path, "rb") as f:
@@ -70,7 +94,7 @@ def load_json(path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        what = "truncated" if e.pos >= len(text.rstrip()) else "not valid JSON"
+        what = "truncated" if _cut_short(text, e.pos) else "not valid JSON"
         raise KtoolError("%s: %s (line %d, column %d: %s)" % (path, what, e.lineno, e.colno, e.msg))
     except (RecursionError, ValueError) as e:
         raise KtoolError("%s: not valid JSON (%s)" % (path, e))
