@@ -17,7 +17,7 @@ const char *const config_known_names[] = {
     "KTIME_POOL_CAP", "KTIME_EXIT_WAIT_MS", "KTIME_MAX_KERNELS", "KTIME_SIGNALS", "KTIME_GATE",
     "KTIME_TIMER", "KTIME_SAMPLE", "KTIME_CUPTI_LIB", "KTIME_CUPTI_BUFFER_MB", "KTIME_RANGE",
     "KTIME_GROUP", "KTIME_TRACE", "KTIME_TRACE_MAX", "KTIME_DUMP_SAMPLES", "KTIME_NVML",
-    "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT",
+    "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT", "KTIME_FLUSH_L2",
     /* read by the launcher (tools/ktime) */
     "KTIME_LIBRARY", "KTIME_TOOL",
     /* read by the tests and benchmarks */
@@ -248,6 +248,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
             log_warn("KTIME_TIMER='%s' is not one of events, cupti, both; using events", s);
     }
     parse_bool(get, "KTIME_NVML", &c->nvml);
+    parse_bool(get, "KTIME_FLUSH_L2", &c->flush_l2);
     parse_long(get, "KTIME_NVML_INTERVAL_MS", 10, 60000, &c->nvml_interval_ms);
     s = get("KTIME_NVML_LIB");
     if (s && *s)

@@ -116,6 +116,38 @@ static bool is_primary(CUcontext ctx, CUdevice dev)
     return pc == ctx;
 }
 
+/* KTIME_FLUSH_L2: the context's scratch buffer, with ctx current. Twice the L2 (NVBench's
+ * rule: an L2 that keeps lines by recency is then wholly replaced) and at least 1 MiB. Never
+ * freed: it goes with its context. Without one, this context's launches are timed warm. */
+static void flush_alloc(struct pool *p, CUdevice dev)
+{
+    int l2 = 0;
+    CUdeviceptr d = 0;
+    uint64_t bytes;
+
+    if (!drv.DeviceGetAttribute || !drv.MemAlloc || !drv.MemsetD32Async ||
+        drv.DeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS)
+        l2 = -1;
+    bytes = l2 > 0 ? 2 * (uint64_t)l2 : 0;
+    if (bytes < (1u << 20))
+        bytes = 1u << 20;
+    if (l2 < 0 || drv.MemAlloc(&d, (size_t)bytes) != CUDA_SUCCESS || !d) {
+        if (atomic_fetch_add(&kt.flush_unavailable, 1) == 0)
+            log_warn("KTIME_FLUSH_L2: no %s for device %d; its launches are timed with a "
+                     "warm cache", l2 < 0 ? "L2 size (driver too old)" : "scratch buffer",
+                     (int)dev);
+        return;
+    }
+    p->flush_ptr = (uint64_t)d;
+    p->flush_bytes = bytes;
+    atomic_fetch_add(&kt.flush_contexts, 1);
+    uint64_t was = atomic_load(&kt.flush_bytes);
+    while (bytes > was && !atomic_compare_exchange_weak(&kt.flush_bytes, &was, bytes))
+        ;
+    log_debug("KTIME_FLUSH_L2: %llu bytes of scratch on device %d (L2 %d bytes)",
+              (unsigned long long)bytes, (int)dev, l2);
+}
+
 struct pool *ktime_pool_create(CUcontext ctx)
 {
     struct pool *p = NULL;
@@ -143,6 +175,8 @@ struct pool *ktime_pool_create(CUcontext ctx)
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
             p->primary = is_primary(ctx, dev);
+            if (kt.cfg.flush_l2)
+                flush_alloc(p, dev);
             if (kt.drain.trace) { /* KTIME_TRACE */
                 void *unused = NULL;
                 if (driver_event_ops.create(ctx, &p->anchor, &unused) != 0)

@@ -53,7 +53,10 @@
     X(LaunchKernel, cuLaunchKernel, 4000, 0)                  \
     X(MemFreeHost, cuMemFreeHost, 2000, 0)                    \
     X(DeviceGetCount, cuDeviceGetCount, 2000, 0)              \
-    X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, 0)
+    X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, 0)         \
+    X(DeviceGetAttribute, cuDeviceGetAttribute, 2000, 0)      \
+    X(MemAlloc, cuMemAlloc, 3020, 0)                          \
+    X(MemsetD32Async, cuMemsetD32Async, 3020, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

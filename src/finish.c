@@ -396,6 +396,12 @@ static void fill_header(struct report *r)
     r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
     describe_gate(r);
     r->devices = kt.devices;
+    r->flush_l2 = kt.cfg.flush_l2;
+    r->flush_bytes = atomic_load(&kt.flush_bytes);
+    r->flushes = atomic_load(&kt.flushes);
+    r->flush_failed = atomic_load(&kt.flush_failed);
+    r->flush_contexts = atomic_load(&kt.flush_contexts);
+    r->flush_unavailable = atomic_load(&kt.flush_unavailable);
     if (kt.cfg.range == RANGE_PROFILER_API) {
         r->range = "profiler-api";
         r->range_starts = atomic_load(&kt.range_starts);

@@ -69,6 +69,14 @@ __attribute__((constructor)) static void ktime_init(void)
         log_warn("out of memory at start-up; KTIME_RANGE is off (every launch is timed)");
         kt.cfg.range = RANGE_ALL;
     }
+    if (kt.cfg.flush_l2) { /* said once per tree of processes, like a misspelt name */
+        if (!ktime_parent_has_ktime())
+            log_warn("KTIME_FLUSH_L2=1: each timed launch first overwrites a buffer twice the "
+                     "size of L2 (outside its interval): kernels are timed with a cold cache, "
+                     "and the program runs slower than it would alone");
+        else
+            log_info("KTIME_FLUSH_L2=1: timed launches start with a cold L2");
+    }
     drain_init(&kt.drain, &driver_event_ops);
     hw_init(&kt.hw, kt.cfg.warmup);
     dump_setup();

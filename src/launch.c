@@ -177,6 +177,39 @@ static void trace_anchor(struct pool *p, CUstream es)
                           memory_order_release);
 }
 
+/* KTIME_FLUSH_L2: overwrites the context's scratch buffer on es, so that the launch about to
+ * be bracketed starts with none of its data in L2. Queued before the gate and the start
+ * event: outside the interval. A refusal leaves the launch timed warm, counted. */
+static void flush_l2(struct pool *p, CUstream es)
+{
+    if (!p->flush_ptr)
+        return;
+    if (drv.MemsetD32Async((CUdeviceptr)p->flush_ptr, 0, (size_t)(p->flush_bytes / 4), es) ==
+        CUDA_SUCCESS)
+        atomic_fetch_add_explicit(&kt.flushes, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&kt.flush_failed, 1, memory_order_relaxed);
+}
+
+/* KTIME_FLUSH_L2 with KTIME_TIMER=cupti: no events, but the flush all the same, where a flush
+ * is allowed (never into a capture: it would become a node of the program's graph). */
+static void flush_l2_untimed(CUstream s, int ptds)
+{
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUstream es = (ptds && s == NULL) ? CU_STREAM_PER_THREAD : s;
+    CUcontext ctx = NULL;
+    struct pool *p;
+
+    launch_busy = 1;
+    if (ktime_driver_ready() && drv.StreamIsCapturing(es, &cs) == CUDA_SUCCESS &&
+        cs == CU_STREAM_CAPTURE_STATUS_NONE &&
+        (special_stream(es) ? drv.CtxGetCurrent(&ctx) : drv.StreamGetCtx(es, &ctx)) ==
+            CUDA_SUCCESS &&
+        ctx && (p = pool_for(ctx)))
+        flush_l2(p, es);
+    launch_busy = 0;
+}
+
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first)
 {
@@ -188,8 +221,13 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     CUresult r;
 
     /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). */
-    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI)
-        return launch_untimed(L, k, s, ptds);
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI) {
+        if (!launch_untimed(L, k, s, ptds))
+            return false;
+        if (kt.cfg.flush_l2)
+            flush_l2_untimed(s, ptds);
+        return true;
+    }
     launch_busy = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
@@ -236,6 +274,8 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             first = true;
         }
     }
+    if (p->flush_ptr)
+        flush_l2(p, es);
     bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;
     if (gate && kt.cfg.gate == GATE_AUTO) {
         struct gate_hint *h = hint_for(es, p);

@@ -58,6 +58,10 @@ struct pool {
     _Atomic int gone;           /* its context was destroyed before it could retire: no call
                                  * on its events any more (set with retiring) */
     bool primary;               /* ctx is its device's primary context */
+    /* KTIME_FLUSH_L2: a device buffer at least the size of the device's L2, overwritten on
+     * the launch's stream before each timed launch's start event; 0 when off or not had. */
+    uint64_t flush_ptr;
+    uint64_t flush_bytes;
     /* KTIME_TRACE: the reference event the samples are placed against on the timeline,
      * recorded before the first timed launch's start event (anchor_state 0 not yet, 1 being
      * recorded, 2 recorded at CLOCK_MONOTONIC anchor_ns, 3 failed). The drain moves it

@@ -376,6 +376,22 @@ int report_write_text(FILE *f, struct report *r)
         fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
                    "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n",
                 SHAPE_SHOW);
+    if (r->flush_l2) {
+        fprintf(f, "cache    KTIME_FLUSH_L2: ");
+        if (r->flush_contexts)
+            fprintf(f, "%.1f MiB overwritten on the launch's stream before each timed launch,\n"
+                       "         outside its interval: samples start with a cold L2 (%llu flushes",
+                    (double)r->flush_bytes / 1048576.0, (unsigned long long)r->flushes);
+        else
+            fprintf(f, "on, but no context had a scratch buffer: samples are warm (0 flushes");
+        if (r->flush_failed)
+            fprintf(f, "; %llu refused by the driver, those samples warm",
+                    (unsigned long long)r->flush_failed);
+        if (r->flush_unavailable && r->flush_contexts)
+            fprintf(f, "; no buffer in %u of %u contexts, their samples warm", r->flush_unavailable,
+                    r->flush_unavailable + r->flush_contexts);
+        fprintf(f, ")\n");
+    }
     if (r->range)
         fprintf(f, "range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
                    "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
@@ -829,6 +845,13 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)r->ranges, r->range_open ? "true" : "false");
     else
         fputs("  \"range\": null,\n", f);
+    if (r->flush_l2)
+        fprintf(f, "  \"flush_l2\": { \"bytes\": %llu, \"flushes\": %llu, \"refused\": %llu, "
+                   "\"contexts\": %u, \"contexts_without_buffer\": %u },\n",
+                (unsigned long long)r->flush_bytes, (unsigned long long)r->flushes,
+                (unsigned long long)r->flush_failed, r->flush_contexts, r->flush_unavailable);
+    else
+        fputs("  \"flush_l2\": null,\n", f);
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);

@@ -96,6 +96,10 @@ struct report {
     uint64_t range_starts, range_stops; /* cuProfilerStart / cuProfilerStop calls that succeeded */
     uint64_t ranges;                /* ranges they opened */
     int range_open;                 /* the range was still open at the end */
+    bool flush_l2;                  /* KTIME_FLUSH_L2: an L2 flush before each timed launch */
+    uint64_t flush_bytes;           /* the scratch buffer overwritten, in bytes (largest) */
+    uint64_t flushes, flush_failed; /* flushes queued, and refused by the driver */
+    unsigned int flush_contexts, flush_unavailable; /* contexts with and without a buffer */
 };
 
 /* The note of a report with no launches, which report_is_empty() recognises. */

@@ -59,6 +59,11 @@ struct ktime_state {
      * KTIME_RANGE is off. */
     _Atomic uint64_t *outside;
     char *start_dir;                    /* the working directory at start-up, or NULL */
+    /* KTIME_FLUSH_L2: timed launches that got their flush, those whose flush the driver
+     * refused (timed warm all the same), and contexts where no scratch buffer could be had. */
+    _Atomic uint64_t flushes, flush_failed;
+    _Atomic uint32_t flush_contexts, flush_unavailable;
+    _Atomic uint64_t flush_bytes;        /* the largest scratch buffer, in bytes */
 };
 
 extern struct ktime_state kt;

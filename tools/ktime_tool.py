@@ -351,6 +351,21 @@ def header_text(r, out):
         out.append("shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
                    "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n"
                    % SHAPE_SHOW)
+    fl = r.get("flush_l2")
+    if isinstance(fl, dict):
+        line = "cache    KTIME_FLUSH_L2: "
+        if fl.get("contexts", 0):
+            line += ("%.1f MiB overwritten on the launch's stream before each timed launch,\n"
+                     "         outside its interval: samples start with a cold L2 (%d flushes"
+                     % (fl.get("bytes", 0) / 1048576.0, fl.get("flushes", 0)))
+        else:
+            line += "on, but no context had a scratch buffer: samples are warm (0 flushes"
+        if fl.get("refused", 0):
+            line += "; %d refused by the driver, those samples warm" % fl["refused"]
+        if fl.get("contexts_without_buffer", 0) and fl.get("contexts", 0):
+            line += "; no buffer in %d of %d contexts, their samples warm" % (
+                fl["contexts_without_buffer"], fl["contexts_without_buffer"] + fl["contexts"])
+        out.append(line + ")\n")
     rg = r.get("range")
     if isinstance(rg, dict):
         out.append("range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
@@ -851,6 +866,12 @@ def merge_reports(inputs, verb="merge"):
                   "cupti_library": next((t["cupti_library"] for t in timers if t.get("cupti_library")), None),
                   "cupti_records_dropped": sum(t.get("cupti_records_dropped", 0) or 0 for t in timers),
                   "cupti_buffers_refused": sum(t.get("cupti_buffers_refused", 0) or 0 for t in timers)}
+    fls = [r["flush_l2"] for r in reps if isinstance(r.get("flush_l2"), dict)]
+    m["flush_l2"] = None
+    if fls:
+        m["flush_l2"] = {"bytes": max(f.get("bytes", 0) or 0 for f in fls)}
+        for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
+            m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.

@@ -68,6 +68,8 @@ pair names "$A" k_small=125000:40 "$bad=1000:12" 'k"q,x=3000:20' "$cafe=2000:11"
 check "names: the text has a Full names list (elided and look-alike names)" grep -q '^Full names$' "$tmp/names.txt"
 check "names: the JSON keeps the bytes of names that are not UTF-8 (name_bytes, command_bytes)" \
     sh -c "grep -q '\"name_bytes\": \"6bff626164e282\"' '$tmp/names-t.json' && grep -q '\"command_bytes\"' '$tmp/names-t.json'"
+pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
+pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
 pair driver "$E2E_BIN/app_driver" --stream k_small=125000:40 k_big=1000000:10 _Z6squarePfi=250000:20
 pair twodev FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 k_d=125000:20 k_e=250000:1
 check "twodev: the text has a line per GPU" grep -q 'on gpu 1$' "$tmp/twodev.txt"

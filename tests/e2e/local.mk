@@ -172,6 +172,7 @@ E2E_TESTS = \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
 	tests/e2e/range.sh \
+	tests/e2e/flush.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)

@@ -217,6 +217,9 @@ static struct {
     uint64_t elapsed_v1, elapsed_v2;  /* cuEventElapsedTime calls by ABI */
     uint64_t event_query_app;         /* cuEventQuery from threads not named "ktime-..." */
     uint64_t profiler_start, profiler_stop; /* cuProfilerStart / cuProfilerStop that succeeded */
+    uint64_t mem_alloc, mem_alloc_bytes;    /* cuMemAlloc calls that succeeded, bytes */
+    uint64_t memset32, memset32_bytes;      /* cuMemsetD32Async(_ptsz) that ran, bytes */
+    uint64_t memset32_captured;             /* ... that went into a capture */
 } g_cnt;
 
 static __thread int tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; /* cuThreadExchangeStreamCaptureMode */
@@ -333,6 +336,11 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%sevent_elapsed_v1 %" PRIu64 "\n", pfx, g_cnt.elapsed_v1);
         fprintf(f, "%sevent_elapsed_v2 %" PRIu64 "\n", pfx, g_cnt.elapsed_v2);
         fprintf(f, "%sprofiler_start %" PRIu64 "\n", pfx, g_cnt.profiler_start);
+        fprintf(f, "%smem_alloc %" PRIu64 "\n", pfx, g_cnt.mem_alloc);
+        fprintf(f, "%smem_alloc_bytes %" PRIu64 "\n", pfx, g_cnt.mem_alloc_bytes);
+        fprintf(f, "%smemset32 %" PRIu64 "\n", pfx, g_cnt.memset32);
+        fprintf(f, "%smemset32_bytes %" PRIu64 "\n", pfx, g_cnt.memset32_bytes);
+        fprintf(f, "%smemset32_captured %" PRIu64 "\n", pfx, g_cnt.memset32_captured);
         fprintf(f, "%sprofiler_stop %" PRIu64 "\n", pfx, g_cnt.profiler_stop);
         if (g_dlsym_default >= 0)
             fprintf(f, "%sdlsym_default %s\n", pfx, g_dlsym_default ? "ok" : "wrong");
@@ -1136,6 +1144,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevic
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *pi = 1980000; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *pi = dev + 1; break;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *pi = 50 << 20; break; /* an H100's */
     default: *pi = 0; break;
     }
     return CUDA_SUCCESS;
@@ -2409,6 +2418,74 @@ static CUresult stream_wait32(CUstream hs, CUdeviceptr addr, cuuint32_t value, u
     return e;
 }
 
+/* Device memory: addresses only (nothing behind them), from a range no host pointer uses.
+ * FAKECUDA_MEMALLOC_FAILS=N: the first N calls fail with CUDA_ERROR_OUT_OF_MEMORY. */
+static uint64_t g_next_dptr = 0x7d0000000000ull;
+static uint64_t g_memalloc_fails = UINT64_MAX; /* read once: UINT64_MAX = not yet */
+static uint64_t g_memset_ns = UINT64_MAX;
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t bytes)
+{
+    struct ctx *c;
+    CUresult e;
+    CHECK_INIT();
+    if (!d || !bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    if (g_memalloc_fails == UINT64_MAX)
+        g_memalloc_fails = env_u64("FAKECUDA_MEMALLOC_FAILS", 0, UINT64_MAX - 1);
+    e = need_ctx(&c);
+    if (!e && g_memalloc_fails > 0) {
+        g_memalloc_fails--;
+        e = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (!e) {
+        *d = (CUdeviceptr)g_next_dptr;
+        g_next_dptr += (bytes + 0xffff) & ~(uint64_t)0xffff;
+        g_cnt.mem_alloc++;
+        g_cnt.mem_alloc_bytes += bytes;
+    }
+    UNLOCK();
+    return e;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
+{
+    CHECK_INIT();
+    return d ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A memset takes FAKECUDA_MEMSET_NS (default 375000) of its stream's simulated time: one
+ * inside an event pair shows in the interval. Into a capture it is counted, not run. */
+static CUresult memset32(CUdeviceptr d, size_t n, CUstream hs, int ptsz)
+{
+    struct stream *s = NULL;
+    CUresult e;
+    if (!d || d < 0x7d0000000000ull || d + 4 * (uint64_t)n > g_next_dptr)
+        return CUDA_ERROR_INVALID_VALUE; /* not memory cuMemAlloc gave */
+    LOCK();
+    e = resolve_stream(hs, ptsz, &s);
+    if (!e) {
+        if (s->cap_status == CAP_ACTIVE) {
+            g_cnt.memset32_captured++;
+        } else {
+            uint64_t t = now_ns() + g_delay_ns;
+            if (g_memset_ns == UINT64_MAX)
+                g_memset_ns = env_u64("FAKECUDA_MEMSET_NS", 375000, 1000000000);
+            s->clock_ns += g_memset_ns;
+            if (t > s->busy_until)
+                s->busy_until = t;
+            g_cnt.memset32++;
+            g_cnt.memset32_bytes += 4 * (uint64_t)n;
+        }
+    }
+    UNLOCK();
+    return e;
+}
+
+PTSZ_PAIR(cuMemsetD32Async, (CUdeviceptr d, unsigned int ui, size_t n, CUstream hStream),
+          ((void)ui, memset32(d, n, hStream, ptsz)))
+
 PTSZ_PAIR(cuStreamWaitValue32_v2, (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
           stream_wait32(s, addr, value, flags, ptsz))
 
@@ -2837,6 +2914,10 @@ EXPORT CUresult cuProfilerStop(void)
     X("cuMemFreeHost", 2000, 0, cuMemFreeHost) \
     X("cuMemHostGetDevicePointer", 3020, 0, cuMemHostGetDevicePointer_v2) \
     X("cuStreamWaitValue32", 11070, 0, cuStreamWaitValue32_v2) \
+    X("cuMemAlloc", 3020, 0, cuMemAlloc_v2) \
+    X("cuMemFree", 3020, 0, cuMemFree_v2) \
+    X("cuMemsetD32Async", 3020, 0, cuMemsetD32Async) \
+    X("cuMemsetD32Async", 7000, 1, cuMemsetD32Async_ptsz) \
     X("cuStreamWaitValue32", 11070, 1, cuStreamWaitValue32_v2_ptsz) \
     X("cuEventRecord", 2000, 0, cuEventRecord) \
     X("cuEventRecord", 7000, 1, cuEventRecord_ptsz) \
