@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memop.h"
 #include "state.h"
 #include "sysinfo.h"
 
@@ -37,6 +38,34 @@ static void merge_sketch(const struct report *r, struct report_kernel *rk, int d
         !(rk->dev_sk = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->dev_sk)))
         return;
     sketch_merge(&rk->dev_sk[d], s);
+}
+
+/* Moves the memory operations' rows out of r->kernels into r->memops_rows, by kind. */
+static int split_memops(struct report *r)
+{
+    size_t m = 0, n = 0;
+
+    r->memops_rows = NULL;
+    r->nmemops = 0;
+    for (size_t i = 0; i < r->nkernels; i++)
+        m += r->kernels[i].kind == REPORT_MEMOP;
+    if (!m)
+        return 0;
+    if (!(r->memops_rows = calloc(m, sizeof *r->memops_rows)))
+        return -1;
+    for (int kind = 0; kind < MEMOP_NKINDS; kind++)
+        for (size_t i = 0; i < r->nkernels; i++)
+            if (r->kernels[i].kind == REPORT_MEMOP && r->kernels[i].name &&
+                strcmp(r->kernels[i].name, memop_label(kind)) == 0)
+                r->memops_rows[r->nmemops++] = r->kernels[i];
+    for (size_t i = 0; i < r->nkernels; i++) {
+        if (r->kernels[i].kind != REPORT_MEMOP)
+            r->kernels[n++] = r->kernels[i];
+        else if (!r->kernels[i].name) /* no label: not kept (never happens), freed here */
+            free(r->kernels[i].per_dev);
+    }
+    r->nkernels = n;
+    return 0;
 }
 
 int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
@@ -88,7 +117,10 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         } else {
             rk = &ks[n++];
             rk->mangled = name;
-            rk->kind = atomic_load(&e->kind) == KTAB_GRAPH ? REPORT_GRAPH : REPORT_KERNEL;
+            uint16_t kind = atomic_load(&e->kind);
+            rk->kind = kind == KTAB_GRAPH   ? REPORT_GRAPH
+                       : kind == KTAB_MEMOP ? REPORT_MEMOP
+                                            : REPORT_KERNEL;
             rk->per_dev = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->per_dev);
             nr = calloc(1, sizeof *nr);
             if (!rk->per_dev || !nr) {
@@ -100,6 +132,12 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
             }
             if (rk->kind == REPORT_KERNEL)
                 rk->name = sysinfo_demangle(name);
+            if (rk->kind == REPORT_MEMOP) {
+                int mk = memop_kind_of_key(atomic_load(&e->key));
+                /* A retired key is never a memory operation's: they are never retired. */
+                rk->name = mk >= 0 ? strdup(memop_label(mk)) : NULL;
+                rk->bytes = mk >= 0 ? atomic_load(&kt.memop_bytes[mk]) : 0;
+            }
             nr->name = name;
             nr->rk = rk;
             HASH_ADD_KEYPTR(hh, byname, nr->name, strlen(nr->name), nr);
@@ -131,6 +169,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
         ks[row - 1].incomplete += a->incomplete;
         ks[row - 1].ungated += a->ungated;
+        ks[row - 1].timed_bytes += a->bytes;
         r->drops[DROP_EVENT_ERROR] += a->errors;
     }
     HASH_ITER(hh, byname, nr, tmp) {
@@ -142,9 +181,12 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
      * still making when the report began (counted at its start, its pair submitted after the
      * last drain, or not yet timed, dropped or failed): incomplete at exit; or, with
      * KTIME_SAMPLE, a launch the draw left untimed (those still being made are among them).
-     * Under the CUPTI timer, collect_hw() does the accounting. */
-    for (size_t i = 0; with_aggs && !hw_primary && i < n; i++) {
+     * Under the CUPTI timer, collect_hw() does the accounting, but for memory operations
+     * (always timed with events). */
+    for (size_t i = 0; with_aggs && i < n; i++) {
         struct report_kernel *k = &ks[i];
+        if (hw_primary && k->kind != REPORT_MEMOP)
+            continue;
         uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete +
                          k->outside_range;
 
@@ -160,7 +202,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
     r->kernels = ks;
     r->nkernels = n;
     r->kernels_cap = cap;
-    return 0;
+    return split_memops(r);
 }
 
 static struct report_kernel *row_named(struct report *r, const char *mangled)
@@ -249,16 +291,25 @@ int collect_hw(struct report *r, bool hw_primary)
     return 0;
 }
 
+static void free_rows(struct report_kernel *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].per_dev);
+        free(rows[i].hw);
+        free(rows[i].sk);
+        free(rows[i].dev_sk);
+        shape_set_free(rows[i].shapes);
+        free((char *)rows[i].name);
+    }
+}
+
 void collect_free(struct report *r)
 {
-    for (size_t i = 0; i < r->nkernels; i++) {
-        free(r->kernels[i].per_dev);
-        free(r->kernels[i].hw);
-        free(r->kernels[i].sk);
-        free(r->kernels[i].dev_sk);
-        shape_set_free(r->kernels[i].shapes);
-        free((char *)r->kernels[i].name);
-    }
+    free_rows(r->memops_rows, r->nmemops);
+    free(r->memops_rows);
+    r->memops_rows = NULL;
+    r->nmemops = 0;
+    free_rows(r->kernels, r->nkernels);
     free(r->kernels);
     r->kernels = NULL;
     r->nkernels = 0;

@@ -18,6 +18,7 @@ const char *const config_known_names[] = {
     "KTIME_TIMER", "KTIME_SAMPLE", "KTIME_CUPTI_LIB", "KTIME_CUPTI_BUFFER_MB", "KTIME_RANGE",
     "KTIME_GROUP", "KTIME_TRACE", "KTIME_TRACE_MAX", "KTIME_DUMP_SAMPLES", "KTIME_NVML",
     "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT", "KTIME_FLUSH_L2",
+    "KTIME_MEMOPS",
     /* read by the launcher (tools/ktime) */
     "KTIME_LIBRARY", "KTIME_TOOL",
     /* read by the tests and benchmarks */
@@ -194,6 +195,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
         .trace_max = CONFIG_DEFAULT_TRACE_MAX,
         .sample = 1,
         .nvml = true,
+        .memops = true,
         .nvml_interval_ms = CONFIG_DEFAULT_NVML_INTERVAL_MS,
         .range = RANGE_ALL,
     };
@@ -249,6 +251,7 @@ void config_load(struct config *c, const char *(*get)(const char *))
     }
     parse_bool(get, "KTIME_NVML", &c->nvml);
     parse_bool(get, "KTIME_FLUSH_L2", &c->flush_l2);
+    parse_bool(get, "KTIME_MEMOPS", &c->memops);
     parse_long(get, "KTIME_NVML_INTERVAL_MS", 10, 60000, &c->nvml_interval_ms);
     s = get("KTIME_NVML_LIB");
     if (s && *s)

@@ -53,6 +53,7 @@ struct config {
     enum range_mode range;   /* KTIME_RANGE: time only launches inside a capture range */
     bool flush_l2;           /* KTIME_FLUSH_L2: overwrite an L2-sized buffer before each
                               * timed launch, outside its interval (cold-cache samples) */
+    bool memops;             /* KTIME_MEMOPS: time copies and sets, apart from kernels */
     const char *also_output; /* KTIME_ALSO_OUTPUT (testing aid): the same report once more,
                               * to this path (owned copy), or NULL */
     enum report_format also_format; /* its format, from its suffix: .json, .csv, else text */

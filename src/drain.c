@@ -182,6 +182,7 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
             if (d->sample)
                 d->sample(s->kernel, p->device, (double)ms * 1000.0);
             a->ungated += !s->gen;
+            a->bytes += s->bytes;
         }
     } else if (a) {
         a->errors++;

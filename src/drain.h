@@ -29,6 +29,7 @@ struct agg {
     uint64_t forced;       /* samples voided by the gate watchdog (counted as dropped) */
     uint64_t ungated;      /* samples of launches that were not gated (in st) */
     uint64_t incomplete;   /* pairs still pending when the exit wait ran out */
+    uint64_t bytes;        /* memory operations: the bytes of the timed samples (in st) */
     struct shape_set *shapes; /* the samples by launch shape, or NULL (none yet) */
     UT_hash_handle hh;
 };

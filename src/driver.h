@@ -56,7 +56,8 @@
     X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, 0)         \
     X(DeviceGetAttribute, cuDeviceGetAttribute, 2000, 0)      \
     X(MemAlloc, cuMemAlloc, 3020, 0)                          \
-    X(MemsetD32Async, cuMemsetD32Async, 3020, 0)
+    X(MemsetD32Async, cuMemsetD32Async, 3020, 0)             \
+    X(PointerGetAttributes, cuPointerGetAttributes, 7000, 0)
 
 struct driver_api {
     PFN_cuGetProcAddress_v12000 GetProcAddress;

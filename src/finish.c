@@ -397,6 +397,7 @@ static void fill_header(struct report *r)
     describe_gate(r);
     r->devices = kt.devices;
     r->flush_l2 = kt.cfg.flush_l2;
+    r->memops = kt.cfg.memops;
     r->flush_bytes = atomic_load(&kt.flush_bytes);
     r->flushes = atomic_load(&kt.flushes);
     r->flush_failed = atomic_load(&kt.flush_failed);

@@ -26,6 +26,7 @@
 #include "lifecycle.h"
 #include "launch.h"
 #include "log.h"
+#include "memop.h"
 
 /* dlsym runs inside sanitizer runtimes' own start-up (they look up the functions they
  * intercept, before their shadow memory exists): no instrumentation there, in a
@@ -46,11 +47,13 @@ KTIME_NO_SAN static bool streq(const char *a, const char *b)
 enum hook_id {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) HOOK_##name,
 #define HOOK_OTHER(name) HOOK_##name,
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc) HOOK_##name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
 #undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
     HOOK_COUNT
 };
 
@@ -58,6 +61,9 @@ enum hook_id {
     typedef CUresult (*name##_fn) params;                                                  \
     KTIME_EXPORT CUresult name params;
 #define HOOK_OTHER(name)
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc)                                 \
+    typedef CUresult (*name##_fn) params;                                                  \
+    KTIME_EXPORT CUresult name params;
 #define HOOK_RUNTIME(name, params, args)                                                   \
     typedef cudaError_t (*name##_fn) params;                                               \
     KTIME_EXPORT cudaError_t name params;
@@ -65,6 +71,7 @@ enum hook_id {
 #undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 typedef CUresult (*cuGetProcAddress_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, cuuint64_t,
                                            CUdriverProcAddressQueryResult *);
@@ -103,21 +110,25 @@ KTIME_EXPORT CUresult cuProfilerStop(void);
 static const char *const hook_name[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) #name,
 #define HOOK_OTHER(name) #name,
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc) #name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
 #undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 };
 
 static void *const hook_wrapper[HOOK_COUNT] = {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp) (void *)name,
 #define HOOK_OTHER(name) (void *)name,
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc) (void *)name,
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
 #undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 };
 
 /* The driver's own function behind each hook, by pointer. */
@@ -234,16 +245,36 @@ static void *swap_for_wrapper(void *p)
         if (!launch_begin(&L, (void *)(handle), kind, (stream), ptds))                     \
             return real args;                                                              \
         L.shape = shp;                                                                     \
+        L.bytes = 0;                                                                       \
         r = real args;                                                                     \
         launch_end(&L, r);                                                                 \
         return r;                                                                          \
     }
 #define HOOK_OTHER(name)
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc)                                 \
+    CUresult name params                                                                   \
+    {                                                                                      \
+        name##_fn real = (name##_fn)real_of(HOOK_##name);                                  \
+        struct launch L;                                                                   \
+        CUresult r;                                                                        \
+        if (!real)                                                                         \
+            return CUDA_ERROR_NOT_INITIALIZED;                                             \
+        if (!memop_wanted())                                                               \
+            return real args;                                                              \
+        struct memop m = desc;                                                             \
+        if (!memop_begin(&L, &m, (stream), ptds))                                          \
+            return real args;                                                              \
+        L.shape = KTIME_SHAPE_NONE;                                                        \
+        r = real args;                                                                     \
+        memop_end(&L, r);                                                                  \
+        return r;                                                                          \
+    }
 #define HOOK_RUNTIME(name, params, args)
 #include "hooks.def"
 #undef HOOK_RUNTIME
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 
 /* ---- runtime entry points: pass-through, timed at the driver layer ---- */
 
@@ -265,6 +296,7 @@ KTIME_NO_SAN static void *runtime_real(const char *name)
 
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(name)
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc)
 #define HOOK_RUNTIME(name, params, args)                                                   \
     static name##_fn name##_real;                                                          \
     cudaError_t name params                                                                \
@@ -281,6 +313,7 @@ KTIME_NO_SAN static void *runtime_real(const char *name)
 #include "hooks.def"
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 #undef HOOK_RUNTIME
 
 /* ---- CUPTI entry points: another client arrives, ktime lets go ---- */
@@ -366,12 +399,14 @@ KTIME_NO_SAN static bool runtime_absent(const char *name)
 {
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(name)
+#define HOOK_MEMOP(name, ptds, params, args, stream, desc)
 #define HOOK_RUNTIME(rname, params, args)                                                  \
     if (streq(name, #rname))                                                               \
         return runtime_real(#rname) == NULL;
 #include "hooks.def"
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 #undef HOOK_RUNTIME
     return false;
 }
@@ -622,10 +657,12 @@ KTIME_NO_SAN static void *own_export(const char *name)
     } runtime[] = {
 #define HOOK_LAUNCH(n, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(n)
+#define HOOK_MEMOP(n, ptds, params, args, stream, desc)
 #define HOOK_RUNTIME(n, params, args) { #n, (void *)n },
 #include "hooks.def"
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
+#undef HOOK_MEMOP
 #undef HOOK_RUNTIME
     };
     int i = hook_by_name(name);

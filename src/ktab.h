@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum ktab_kind { KTAB_KERNEL = 0, KTAB_GRAPH = 1 };
+enum ktab_kind { KTAB_KERNEL = 0, KTAB_GRAPH = 1, KTAB_MEMOP = 2 /* memop.h */ };
 
 struct ktab_entry {
     alignas(64) _Atomic uintptr_t key; /* handle; 0 = empty slot */

@@ -12,6 +12,7 @@
 #include "gatewatch.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "memop.h"
 
 __thread int launch_busy __attribute__((tls_model("initial-exec")));
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
@@ -113,6 +114,9 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     atomic_store_explicit(&k->kind, (uint16_t)kind, memory_order_relaxed);
     if (kind == KTAB_GRAPH)
         snprintf(name, sizeof name, "graph exec %p", handle);
+    else if (kind == KTAB_MEMOP)
+        snprintf(name, sizeof name, "[memory %s]",
+                 memop_label(memop_kind_of_key((uintptr_t)handle)));
     else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
         snprintf(name, sizeof name, "<kernel %p>", handle);
     ktab_set_name(k, name);
@@ -220,8 +224,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     uint32_t slot;
     CUresult r;
 
-    /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). */
-    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI) {
+    /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). Memory
+     * operations get events under every timer. */
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI &&
+        atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP) {
         if (!launch_untimed(L, k, s, ptds))
             return false;
         if (kt.cfg.flush_l2)
@@ -396,6 +402,7 @@ void launch_end(struct launch *L, CUresult r)
         }
         s->kernel = ktab_id(&kt.ktab, L->k);
         s->shape = L->shape;
+        s->bytes = L->bytes;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
                                                       : (uintptr_t)L->stream;

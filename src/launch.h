@@ -20,6 +20,9 @@ struct launch {
     bool verify;           /* not gated: check the start event is still pending once queued */
     bool exiting;          /* made while the report was being written: only counted */
     struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
+    uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
+    int8_t memop;          /* memop.c: the memory operation's kind */
+    bool counted;          /* memop.c: only counted, launch_end() is not to follow */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */

@@ -32,6 +32,7 @@ struct pool_slot {
     uintptr_t stream;     /* the stream it was recorded on (completion order is per stream) */
     uint32_t kernel;      /* ktab id of the launch */
     struct kshape shape;  /* its grid, block and dynamic shared memory (0s: a graph) */
+    uint64_t bytes;       /* a memory operation's bytes (0: a launch) */
     uint32_t seq;         /* the last value its gate word was given (never reused soon) */
     uint32_t gen;         /* this launch's gate value, 0 when not gated */
     _Atomic uint32_t gate_closed; /* gen while the stream waits on the gate, else 0 */

@@ -318,6 +318,95 @@ static void bias_table(FILE *f, const struct report *r, const struct row *rows)
     }
 }
 
+/* The notes after a row: what happened to the calls that were not timed. */
+static void text_notes(FILE *f, const struct report_kernel *k, uint64_t timed, bool nf)
+{
+    bool few = timed > 0 && timed < FEW_SAMPLES;
+
+    if (!(k->captured || k->dropped || k->failed || k->incomplete || k->in_graph ||
+          k->by_nodes || k->outside_range || (k->unsampled && k->kind == REPORT_MEMOP) || nf ||
+          few))
+        return;
+    const char *sep = " (";
+    if (few)
+        fprintf(f, "%sfew samples", sep), sep = ", ";
+    if (nf)
+        fprintf(f, "%snear floor", sep), sep = ", ";
+    if (k->in_graph)
+        fprintf(f, "%s%llu in graphs", sep, (unsigned long long)k->in_graph), sep = ", ";
+    if (k->by_nodes)
+        fprintf(f, "%s%llu timed by their kernel nodes", sep, (unsigned long long)k->by_nodes),
+            sep = ", ";
+    if (k->outside_range)
+        fprintf(f, "%s%llu outside range", sep, (unsigned long long)k->outside_range), sep = ", ";
+    if (k->unsampled && k->kind == REPORT_MEMOP)
+        fprintf(f, "%s%llu not sampled", sep, (unsigned long long)k->unsampled), sep = ", ";
+    if (k->captured)
+        fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
+    if (k->dropped)
+        fprintf(f, "%s%llu dropped", sep, (unsigned long long)k->dropped), sep = ", ";
+    if (k->failed)
+        fprintf(f, "%s%llu failed", sep, (unsigned long long)k->failed), sep = ", ";
+    if (k->incomplete)
+        fprintf(f, "%s%llu incomplete", sep, (unsigned long long)k->incomplete);
+    fputc(')', f);
+}
+
+/* All of a row's samples, every device together. */
+static struct stats all_devices(const struct report *r, const struct report_kernel *k)
+{
+    struct stats s = { 0 };
+
+    for (int d = 0; d < r->ndevices; d++)
+        stats_merge(&s, &k->per_dev[d]);
+    return s;
+}
+
+/* A memory operation's throughput over its timed calls, in GB/s (10^9 bytes), or -1. */
+static double memop_gbps(const struct report_kernel *k, const struct stats *s)
+{
+    return s->n && s->sum > 0 ? (double)k->timed_bytes / s->sum / 1000.0 : -1;
+}
+
+/* The memory operations' own table, after the kernels'. */
+static void memops_text(FILE *f, const struct report *r)
+{
+    if (!r->memops || !r->nmemops)
+        return;
+    fprintf(f, "\nmemory operations: copies and sets, each between an event pair on its stream as a "
+               "launch is;\nnever inside a kernel's interval (KTIME_MEMOPS=0: not timed)\n");
+    fprintf(f, "%12s %9s %7s %9s %11s %11s %11s %11s %12s %9s  %s\n", "Total ms", "Calls",
+            "Warmup", "Timed", "Mean us", "Med us", "Min us", "Max us", "Total MB", "GB/s",
+            "Kind");
+    for (size_t i = 0; i < r->nmemops; i++) {
+        const struct report_kernel *k = &r->memops_rows[i];
+        struct stats s = all_devices(r, k);
+        double gbps = memop_gbps(k, &s);
+        if (s.n > 0) {
+            fprintf(f, "%12.3f %9llu %7llu %9llu %11.3f ", s.sum / 1000.0,
+                    (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
+                    (unsigned long long)s.n, s.mean);
+            double med = quantile(k->sk, &s, 0.5);
+            if (med >= 0)
+                fprintf(f, "%11.3f ", med);
+            else
+                fprintf(f, "%11s ", "-");
+            fprintf(f, "%11.3f %11.3f %12.3f ", s.min, s.max, (double)k->bytes / 1e6);
+            if (gbps >= 0)
+                fprintf(f, "%9.2f  %s", gbps, k->name ? k->name : k->mangled);
+            else
+                fprintf(f, "%9s  %s", "-", k->name ? k->name : k->mangled);
+        } else {
+            fprintf(f, "%12s %9llu %7llu %9llu %11s %11s %11s %11s %12.3f %9s  %s", "-",
+                    (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped, 0ULL,
+                    "-", "-", "-", "-", (double)k->bytes / 1e6, "-",
+                    k->name ? k->name : k->mangled);
+        }
+        text_notes(f, k, s.n, false);
+        fputc('\n', f);
+    }
+}
+
 int report_write_text(FILE *f, struct report *r)
 {
     double grand;
@@ -446,33 +535,7 @@ int report_write_text(FILE *f, struct report *r)
         }
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
-        bool nf = w->all.n && near_floor(r, k, w->all.mean);
-        bool few = w->all.n > 0 && w->all.n < FEW_SAMPLES;
-        if (k->captured || k->dropped || k->failed || k->incomplete || k->in_graph ||
-            k->by_nodes || k->outside_range || nf || few) {
-            const char *sep = " (";
-            if (few)
-                fprintf(f, "%sfew samples", sep), sep = ", ";
-            if (nf)
-                fprintf(f, "%snear floor", sep), sep = ", ";
-            if (k->in_graph)
-                fprintf(f, "%s%llu in graphs", sep, (unsigned long long)k->in_graph), sep = ", ";
-            if (k->by_nodes)
-                fprintf(f, "%s%llu timed by their kernel nodes", sep,
-                        (unsigned long long)k->by_nodes), sep = ", ";
-            if (k->outside_range)
-                fprintf(f, "%s%llu outside range", sep, (unsigned long long)k->outside_range),
-                    sep = ", ";
-            if (k->captured)
-                fprintf(f, "%s%llu captured", sep, (unsigned long long)k->captured), sep = ", ";
-            if (k->dropped)
-                fprintf(f, "%s%llu dropped", sep, (unsigned long long)k->dropped), sep = ", ";
-            if (k->failed)
-                fprintf(f, "%s%llu failed", sep, (unsigned long long)k->failed), sep = ", ";
-            if (k->incomplete)
-                fprintf(f, "%s%llu incomplete", sep, (unsigned long long)k->incomplete);
-            fputc(')', f);
-        }
+        text_notes(f, k, w->all.n, w->all.n && near_floor(r, k, w->all.mean));
         fputc('\n', f);
         /* A kernel that ran on several GPUs gets one line per GPU under it. */
         int ndev = 0;
@@ -504,6 +567,7 @@ int report_write_text(FILE *f, struct report *r)
 
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
+    memops_text(f, r);
     fputc('\n', f);
     char unsampled_words[48] = "", node_words[96] = "", outside_words[48] = "";
     if (r->range)
@@ -769,6 +833,48 @@ static void json_time(FILE *f, double unix_s)
     fprintf(f, "\"%s.%03dZ\"", buf, (int)((unix_s - (double)t) * 1000) % 1000);
 }
 
+/* "memops": one entry per kind seen, null when KTIME_MEMOPS=0. */
+static void memops_json(FILE *f, const struct report *r)
+{
+    if (!r->memops) {
+        fputs("  \"memops\": null,\n", f);
+        return;
+    }
+    fputs("  \"memops\": [", f);
+    for (size_t i = 0; i < r->nmemops; i++) {
+        const struct report_kernel *k = &r->memops_rows[i];
+        struct stats s = all_devices(r, k);
+        double gbps = memop_gbps(k, &s);
+        static const char *const keys[] = { "total_ms", "mean_us", "min_us", "max_us",
+                                            "stddev_us", "sum_us", "m2_us2" };
+
+        fprintf(f, "%s\n    { \"kind\": ", i ? "," : "");
+        report_json_string(f, k->name ? k->name : k->mangled);
+        fprintf(f, ", \"calls\": %llu, \"warmup_skipped\": %llu, \"captured\": %llu, "
+                   "\"dropped\": %llu, \"failed\": %llu, \"incomplete\": %llu, "
+                   "\"outside_range\": %llu, \"unsampled\": %llu, \"timed\": %llu, "
+                   "\"ungated\": %llu, \"bytes\": %llu, \"timed_bytes\": %llu",
+                (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
+                (unsigned long long)k->captured, (unsigned long long)k->dropped,
+                (unsigned long long)k->failed, (unsigned long long)k->incomplete,
+                (unsigned long long)k->outside_range, (unsigned long long)k->unsampled,
+                (unsigned long long)s.n, (unsigned long long)k->ungated,
+                (unsigned long long)k->bytes, (unsigned long long)k->timed_bytes);
+        json_nums(f, keys,
+                  (const double[]){ s.sum / 1000.0, s.mean, s.min, s.max, stats_stddev(&s), s.sum,
+                                    s.m2 },
+                  7);
+        json_quantiles(f, ", ", k->sk, &s);
+        fputs(", \"gb_per_s\": ", f);
+        if (gbps >= 0)
+            json_num(f, gbps);
+        else
+            fputs("null", f);
+        fputs(" }", f);
+    }
+    fprintf(f, "%s],\n", r->nmemops ? "\n  " : "");
+}
+
 int report_write_json(FILE *f, struct report *r)
 {
     double grand;
@@ -976,6 +1082,7 @@ int report_write_json(FILE *f, struct report *r)
         fprintf(f, "\n    }");
     }
     fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");
+    memops_json(f, r);
     fprintf(f,
             "  \"totals\": {\n    \"launches_seen\": %llu,\n    \"timed\": %llu,\n"
             "    \"ungated\": %llu,\n    \"warmup_skipped\": %llu,\n    \"captured\": %llu,\n    \"dropped\": %llu,\n"

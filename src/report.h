@@ -26,10 +26,10 @@ struct report_device {
     char uuid[48];          /* "GPU-" and the device's UUID, as nvidia-smi prints it, or "" */
 };
 
-enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1 };
+enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1, REPORT_MEMOP = 2 };
 
 struct report_kernel {
-    const char *mangled;    /* symbol name (kernels) or label (graphs) */
+    const char *mangled;    /* symbol name (kernels) or label (graphs, memory operations) */
     int kind;               /* enum report_kind */
     uint64_t calls, captured, dropped, failed, incomplete;
     uint64_t warmup_skipped;
@@ -48,6 +48,9 @@ struct report_kernel {
     struct shape_set *shapes; /* the samples of per_dev by launch shape (all devices), sorted
                                * (shape_set_sorted), or NULL (none known) */
     uint64_t outside_range; /* KTIME_RANGE: launches after warmup outside the capture range */
+    /* Memory operations (REPORT_MEMOP): name is the kind ("HtoD"...); the bytes of every call
+     * that succeeded (warmup included), and of the timed ones (those in per_dev). */
+    uint64_t bytes, timed_bytes;
 };
 
 enum report_drop {
@@ -100,6 +103,9 @@ struct report {
     uint64_t flush_bytes;           /* the scratch buffer overwritten, in bytes (largest) */
     uint64_t flushes, flush_failed; /* flushes queued, and refused by the driver */
     unsigned int flush_contexts, flush_unavailable; /* contexts with and without a buffer */
+    bool memops;                    /* KTIME_MEMOPS: memory operations timed (in memops) */
+    struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
+    size_t nmemops;
 };
 
 /* The note of a report with no launches, which report_is_empty() recognises. */

@@ -64,6 +64,9 @@ struct ktime_state {
     _Atomic uint64_t flushes, flush_failed;
     _Atomic uint32_t flush_contexts, flush_unavailable;
     _Atomic uint64_t flush_bytes;        /* the largest scratch buffer, in bytes */
+    /* KTIME_MEMOPS: the bytes of the memory operations that succeeded, by enum memop_kind
+     * (memop.h), warmup included. */
+    _Atomic uint64_t memop_bytes[8];
 };
 
 extern struct ktime_state kt;

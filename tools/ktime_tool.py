@@ -160,6 +160,15 @@ def check_report(path, r, allow_merged=True):
             for b in h["buckets"]:
                 _need(isinstance(b, list) and len(b) == 3 and is_count(b[0]) and is_num(b[1])
                       and is_count(b[2]), path, w + ".histogram.buckets", "holds %r" % (b,))
+    ms = r.get("memops")
+    _need(ms is None or isinstance(ms, list), path, "memops", "is neither null nor a list")
+    for i, m in enumerate(ms or []):
+        w = "memops[%d]" % i
+        check_block(path, w, m, counts=("calls", "timed", "bytes", "timed_bytes"))
+        _need(isinstance(m.get("kind"), str), path, w + ".kind", "is not a string")
+        if m["timed"]:
+            for f in ("sum_us", "m2_us2", "mean_us", "min_us", "max_us", "total_ms"):
+                _need(is_num(m.get(f)), path, "%s.%s" % (w, f), "is not a number")
     for k, v in r["totals"].items():
         if k != "dropped_reasons" and k != "timed_total_ms" and k != "sample":
             _need(is_count(v), path, "totals." + k, "is %r, not a count" % (v,))
@@ -492,6 +501,69 @@ def select_rows(r, top=None, sort="total", pattern=None):
         len(ks), n_all, ", ".join(words))
 
 
+MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
+MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
+                "outside_range", "unsampled", "ungated", "bytes", "timed_bytes")
+
+
+def memops_text(r, out):
+    """The memory operations' table (report.c memops_text)."""
+    ms = r.get("memops")
+    if not isinstance(ms, list) or not ms:
+        return
+    out.append("\nmemory operations: copies and sets, each between an event pair on its stream as a "
+               "launch is;\nnever inside a kernel's interval (KTIME_MEMOPS=0: not timed)\n")
+    out.append("%12s %9s %7s %9s %11s %11s %11s %11s %12s %9s  %s\n" % (
+        "Total ms", "Calls", "Warmup", "Timed", "Mean us", "Med us", "Min us", "Max us", "Total MB",
+        "GB/s", "Kind"))
+    for m in ms:
+        n = m.get("timed", 0)
+        mb = (m.get("bytes", 0) or 0) / 1e6
+        if n > 0:
+            line = "%12.3f %9d %7d %9d %11.3f " % (m["total_ms"], m["calls"], m.get("warmup_skipped", 0),
+                                                   n, m["mean_us"])
+            line += q_text(m.get("p50_us"), "-")
+            line += "%11.3f %11.3f %12.3f " % (m["min_us"], m["max_us"], mb)
+            g = m.get("gb_per_s")
+            line += "%9.2f  %s" % (g, m["kind"]) if g is not None else "%9s  %s" % ("-", m["kind"])
+        else:
+            line = "%12s %9d %7d %9d %11s %11s %11s %11s %12.3f %9s  %s" % (
+                "-", m["calls"], m.get("warmup_skipped", 0), 0, "-", "-", "-", "-", mb, "-", m["kind"])
+        marks = ["few samples"] if 0 < n < FEW_SAMPLES else []
+        for key, words in (("outside_range", "%d outside range"), ("unsampled", "%d not sampled"),
+                           ("captured", "%d captured"), ("dropped", "%d dropped"),
+                           ("failed", "%d failed"), ("incomplete", "%d incomplete")):
+            if m.get(key):
+                marks.append(words % m[key])
+        if marks:
+            line += " (" + ", ".join(marks) + ")"
+        out.append(line + "\n")
+
+
+def merge_memops(reps, path):
+    """The memory operations of several reports, kind by kind; None when no input timed them."""
+    lists = [r["memops"] for r in reps if isinstance(r.get("memops"), list)]
+    if not lists:
+        return None
+    out = []
+    kinds = [k for k in MEMOP_KINDS if any(m.get("kind") == k for ms in lists for m in ms)]
+    kinds += sorted({m.get("kind") for ms in lists for m in ms} - set(MEMOP_KINDS))
+    for kind in kinds:
+        ms = [m for l in lists for m in l if m.get("kind") == kind]
+        e = {"kind": kind}
+        for key in MEMOP_COUNTS:
+            e[key] = sum(m.get(key, 0) or 0 for m in ms)
+        st = merge_stats(ms, path)
+        e["timed"] = st["timed"]
+        e["total_ms"] = st["sum_us"] / 1000.0
+        for key in ("mean_us", "min_us", "max_us", "stddev_us", "sum_us", "m2_us2", "p50_us",
+                    "p90_us", "p99_us"):
+            e[key] = st.get(key)
+        e["gb_per_s"] = e["timed_bytes"] / st["sum_us"] / 1000.0 if st["timed"] and st["sum_us"] > 0 else None
+        out.append(e)
+    return out
+
+
 def render_text(r, rows=None, shown=None):
     if rows is None:
         rows = r["kernels"]
@@ -532,6 +604,7 @@ def render_text(r, rows=None, shown=None):
                 out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", s))
             else:
                 out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
+    memops_text(r, out)
     out.append("\n")
     t = r["totals"]
     tg = lambda key: t.get(key, 0) or 0
@@ -872,6 +945,7 @@ def merge_reports(inputs, verb="merge"):
         m["flush_l2"] = {"bytes": max(f.get("bytes", 0) or 0 for f in fls)}
         for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
             m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
+    m["memops"] = merge_memops(reps, p0)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.

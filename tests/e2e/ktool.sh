@@ -70,6 +70,8 @@ check "names: the JSON keeps the bytes of names that are not UTF-8 (name_bytes, 
     sh -c "grep -q '\"name_bytes\": \"6bff626164e282\"' '$tmp/names-t.json' && grep -q '\"command_bytes\"' '$tmp/names-t.json'"
 pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
 pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
+pair memops KTIME_WARMUP=3 "$E2E_BIN/app_memops" --stream 12 4000
+pair memops_few "$E2E_BIN/app_memops" 8 4000
 pair driver "$E2E_BIN/app_driver" --stream k_small=125000:40 k_big=1000000:10 _Z6squarePfi=250000:20
 pair twodev FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 k_d=125000:20 k_e=250000:1
 check "twodev: the text has a line per GPU" grep -q 'on gpu 1$' "$tmp/twodev.txt"
@@ -387,7 +389,8 @@ structural() {
     kt diff "$2" "$2" >"$tmp/st.diff" || { echo "diff against itself: exit $?"; return 1; }
     adds_up "$2" && adds_up "$tmp/st.json"
 }
-for f in "$tmp"/names-t.json "$tmp"/twodev-c.json "$tmp"/both-t.json "$tmp"/graphs_c-t.json "$tmp"/sample-t.json; do
+for f in "$tmp"/names-t.json "$tmp"/twodev-c.json "$tmp"/both-t.json "$tmp"/graphs_c-t.json "$tmp"/sample-t.json \
+    "$tmp"/memops-t.json; do
     check "structural: $(basename "$f")" structural x "$f"
 done
 nfix=0

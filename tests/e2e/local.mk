@@ -66,7 +66,8 @@ E2E_APPS = \
 	tests/e2e/app_forksig \
 	tests/e2e/app_reset \
 	tests/e2e/app_manyctx \
-	tests/e2e/app_exit_launch
+	tests/e2e/app_exit_launch \
+	tests/e2e/app_memops
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -85,6 +86,10 @@ tests_e2e_app_cudart_SOURCES = tests/e2e/app_cudart.c $(E2E_APPUTIL)
 tests_e2e_app_cudart_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_cudart_LDADD = -ldl -lpthread
 
+tests_e2e_app_memops_SOURCES = tests/e2e/app_memops.c $(E2E_APPUTIL)
+tests_e2e_app_memops_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_memops_LDADD = $(E2E_LIBCUDA) -ldl -lpthread
+EXTRA_tests_e2e_app_memops_DEPENDENCIES = $(FAKE_CUDA)
 tests_e2e_app_driver_SOURCES = tests/e2e/app_driver.c $(E2E_APPUTIL)
 tests_e2e_app_driver_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_driver_LDADD = $(E2E_LIBCUDA) -ldl -lpthread
@@ -173,6 +178,7 @@ E2E_TESTS = \
 	tests/e2e/silent.sh \
 	tests/e2e/range.sh \
 	tests/e2e/flush.sh \
+	tests/e2e/memops.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)

@@ -220,6 +220,11 @@ static struct {
     uint64_t mem_alloc, mem_alloc_bytes;    /* cuMemAlloc calls that succeeded, bytes */
     uint64_t memset32, memset32_bytes;      /* cuMemsetD32Async(_ptsz) that ran, bytes */
     uint64_t memset32_captured;             /* ... that went into a capture */
+    /* Memory operations through the copy and set entry points (not ktime's flush, which calls
+     * cuMemsetD32Async, counted above): calls that ran and their bytes, by kind (enum
+     * fake_copy_kind); into a capture; synchronous ones made while their stream was held by
+     * a closed gate (a real GPU would never finish them). */
+    uint64_t copy[6], copy_bytes[6], copy_captured, copy_sync_gated;
 } g_cnt;
 
 static __thread int tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; /* cuThreadExchangeStreamCaptureMode */
@@ -341,6 +346,13 @@ __attribute__((destructor)) static void fake_dtor(void)
         fprintf(f, "%smemset32 %" PRIu64 "\n", pfx, g_cnt.memset32);
         fprintf(f, "%smemset32_bytes %" PRIu64 "\n", pfx, g_cnt.memset32_bytes);
         fprintf(f, "%smemset32_captured %" PRIu64 "\n", pfx, g_cnt.memset32_captured);
+        for (int k = 0; k < 6; k++) {
+            static const char *const kn[6] = { "htod", "dtoh", "dtod", "htoh", "peer", "memset" };
+            fprintf(f, "%scopy_%s %" PRIu64 "\n", pfx, kn[k], g_cnt.copy[k]);
+            fprintf(f, "%scopy_%s_bytes %" PRIu64 "\n", pfx, kn[k], g_cnt.copy_bytes[k]);
+        }
+        fprintf(f, "%scopy_captured %" PRIu64 "\n", pfx, g_cnt.copy_captured);
+        fprintf(f, "%scopy_sync_gated %" PRIu64 "\n", pfx, g_cnt.copy_sync_gated);
         fprintf(f, "%sprofiler_stop %" PRIu64 "\n", pfx, g_cnt.profiler_stop);
         if (g_dlsym_default >= 0)
             fprintf(f, "%sdlsym_default %s\n", pfx, g_dlsym_default ? "ok" : "wrong");
@@ -2365,6 +2377,19 @@ out:
 
 /* ---- pinned host memory and stream waits (launch gates) ---- */
 
+/* Pinned host memory the fake handed out (cuMemHostAlloc), for cuPointerGetAttributes: a few
+ * ranges are enough for the tests. */
+#define FAKE_PINNED 64
+static struct { uintptr_t p; size_t n; } g_pinned[FAKE_PINNED];
+
+static int is_pinned(uintptr_t p)
+{
+    for (int i = 0; i < FAKE_PINNED; i++)
+        if (g_pinned[i].p && p >= g_pinned[i].p && p < g_pinned[i].p + g_pinned[i].n)
+            return 1;
+    return 0;
+}
+
 EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
     (void)flags;
@@ -2380,12 +2405,27 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
     }
     UNLOCK();
     *pp = calloc(1, bytes ? bytes : 1);
+    if (*pp) {
+        LOCK();
+        for (int i = 0; i < FAKE_PINNED; i++)
+            if (!g_pinned[i].p) {
+                g_pinned[i].p = (uintptr_t)*pp;
+                g_pinned[i].n = bytes ? bytes : 1;
+                break;
+            }
+        UNLOCK();
+    }
     return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 EXPORT CUresult cuMemFreeHost(void *p)
 {
     CHECK_INIT();
+    LOCK();
+    for (int i = 0; i < FAKE_PINNED; i++)
+        if (p && g_pinned[i].p == (uintptr_t)p)
+            g_pinned[i].p = 0;
+    UNLOCK();
     free(p);
     return CUDA_SUCCESS;
 }
@@ -2485,6 +2525,127 @@ static CUresult memset32(CUdeviceptr d, size_t n, CUstream hs, int ptsz)
 
 PTSZ_PAIR(cuMemsetD32Async, (CUdeviceptr d, unsigned int ui, size_t n, CUstream hStream),
           ((void)ui, memset32(d, n, hStream, ptsz)))
+
+/* ---- copies and sets (memory operations) ----
+ * Device memory is what cuMemAlloc gave (an address range, nothing behind it: no byte is ever
+ * moved); host memory is any other address, pinned when cuMemHostAlloc gave it. A copy takes
+ * FAKECUDA_COPY_NS (default 2000) plus one ns per 10 bytes (10 GB/s) of its stream's simulated
+ * time, a set FAKECUDA_MEMSET_NS as above; a synchronous one returns once its stream is done,
+ * as the real ones do. Into a capture they are counted, not run. */
+enum fake_copy_kind { FK_HTOD, FK_DTOH, FK_DTOD, FK_HTOH, FK_PEER, FK_MEMSET };
+static uint64_t g_copy_ns = UINT64_MAX;
+
+static int is_dev(uint64_t p)
+{
+    return p >= 0x7d0000000000ull && p < g_next_dptr;
+}
+
+static CUresult memop(int kind, uint64_t bytes, CUstream hs, int ptsz, int sync)
+{
+    struct stream *s = NULL;
+    uint64_t until = 0;
+    CUresult e;
+    LOCK();
+    e = resolve_stream(hs, ptsz, &s);
+    if (!e && s->cap_status == CAP_ACTIVE) {
+        if (sync)
+            e = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else
+            g_cnt.copy_captured++;
+    } else if (!e) {
+        uint64_t t = now_ns() + g_delay_ns;
+        if (g_copy_ns == UINT64_MAX)
+            g_copy_ns = env_u64("FAKECUDA_COPY_NS", 2000, 1000000000);
+        if (g_memset_ns == UINT64_MAX)
+            g_memset_ns = env_u64("FAKECUDA_MEMSET_NS", 375000, 1000000000);
+        if (sync && stream_gated(s))
+            g_cnt.copy_sync_gated++;
+        s->clock_ns += kind == FK_MEMSET ? g_memset_ns : g_copy_ns + bytes / 10;
+        if (t > s->busy_until)
+            s->busy_until = t;
+        g_cnt.copy[kind]++;
+        g_cnt.copy_bytes[kind] += bytes;
+        until = s->busy_until;
+    }
+    UNLOCK();
+    if (!e && sync)
+        sleep_until(until);
+    return e;
+}
+
+static int kind_of(uint64_t dst, uint64_t src)
+{
+    if (is_dev(dst))
+        return is_dev(src) ? FK_DTOD : FK_HTOD;
+    return is_dev(src) ? FK_DTOH : FK_HTOH;
+}
+
+#define FAKE_SYNC(name, params, ...) \
+    EXPORT CUresult name params { const int ptsz = 0; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; } \
+    EXPORT CUresult name##_ptds params { const int ptsz = 1; (void)ptsz; CHECK_INIT(); return __VA_ARGS__; }
+
+FAKE_SYNC(cuMemcpyHtoD_v2, (CUdeviceptr d, const void *h, size_t n),
+          is_dev(d) && h ? memop(FK_HTOD, n, NULL, ptsz, 1) : CUDA_ERROR_INVALID_VALUE)
+FAKE_SYNC(cuMemcpyDtoH_v2, (void *h, CUdeviceptr d, size_t n),
+          is_dev(d) && h ? memop(FK_DTOH, n, NULL, ptsz, 1) : CUDA_ERROR_INVALID_VALUE)
+FAKE_SYNC(cuMemcpyDtoD_v2, (CUdeviceptr d, CUdeviceptr s, size_t n),
+          is_dev(d) && is_dev(s) ? memop(FK_DTOD, n, NULL, ptsz, 1) : CUDA_ERROR_INVALID_VALUE)
+FAKE_SYNC(cuMemcpy, (CUdeviceptr d, CUdeviceptr s, size_t n),
+          d && s ? memop(kind_of(d, s), n, NULL, ptsz, 1) : CUDA_ERROR_INVALID_VALUE)
+FAKE_SYNC(cuMemsetD8_v2, (CUdeviceptr d, unsigned char v, size_t n),
+          ((void)v, is_dev(d) ? memop(FK_MEMSET, n, NULL, ptsz, 1) : CUDA_ERROR_INVALID_VALUE))
+PTSZ_PAIR(cuMemcpyHtoDAsync_v2, (CUdeviceptr d, const void *h, size_t n, CUstream hs),
+          is_dev(d) && h ? memop(FK_HTOD, n, hs, ptsz, !is_pinned((uintptr_t)h))
+                         : CUDA_ERROR_INVALID_VALUE)
+PTSZ_PAIR(cuMemcpyDtoHAsync_v2, (void *h, CUdeviceptr d, size_t n, CUstream hs),
+          is_dev(d) && h ? memop(FK_DTOH, n, hs, ptsz, !is_pinned((uintptr_t)h))
+                         : CUDA_ERROR_INVALID_VALUE)
+PTSZ_PAIR(cuMemcpyDtoDAsync_v2, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream hs),
+          is_dev(d) && is_dev(s) ? memop(FK_DTOD, n, hs, ptsz, 0) : CUDA_ERROR_INVALID_VALUE)
+PTSZ_PAIR(cuMemcpyAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream hs),
+          d && s ? memop(kind_of(d, s), n, hs, ptsz,
+                         (!is_dev(d) && !is_pinned(d)) || (!is_dev(s) && !is_pinned(s)))
+                 : CUDA_ERROR_INVALID_VALUE)
+PTSZ_PAIR(cuMemcpyPeerAsync, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n,
+                              CUstream hs),
+          is_dev(d) && is_dev(s) ? memop(dc != sc ? FK_PEER : FK_DTOD, n, hs, ptsz, 0)
+                                 : CUDA_ERROR_INVALID_VALUE)
+PTSZ_PAIR(cuMemsetD8Async, (CUdeviceptr d, unsigned char v, size_t n, CUstream hs),
+          ((void)v, is_dev(d) ? memop(FK_MEMSET, n, hs, ptsz, 0) : CUDA_ERROR_INVALID_VALUE))
+PTSZ_PAIR(cuMemsetD2D32Async, (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h,
+                               CUstream hs),
+          ((void)v, is_dev(d) && pitch >= 4 * w ? memop(FK_MEMSET, 4 * (uint64_t)w * h, hs, ptsz, 0)
+                                                : CUDA_ERROR_INVALID_VALUE))
+PTSZ_PAIR(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *c, CUstream hs),
+          !c ? CUDA_ERROR_INVALID_VALUE
+             : memop(c->srcMemoryType == CU_MEMORYTYPE_HOST
+                         ? (c->dstMemoryType == CU_MEMORYTYPE_HOST ? FK_HTOH : FK_HTOD)
+                         : (c->dstMemoryType == CU_MEMORYTYPE_HOST ? FK_DTOH : FK_DTOD),
+                     (uint64_t)c->WidthInBytes * c->Height, hs, ptsz,
+                     (c->srcMemoryType == CU_MEMORYTYPE_HOST && !is_pinned((uintptr_t)c->srcHost)) ||
+                         (c->dstMemoryType == CU_MEMORYTYPE_HOST && !is_pinned((uintptr_t)c->dstHost))))
+
+/* What ktime asks of a pointer: its memory type (0 for pageable host memory, as the real
+ * driver answers an address it does not know) and device ordinal. */
+EXPORT CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data,
+                                       CUdeviceptr p)
+{
+    CHECK_INIT();
+    if (!attrs || !data)
+        return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    for (unsigned int i = 0; i < n; i++) {
+        if (!data[i])
+            continue;
+        if (attrs[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+            *(unsigned int *)data[i] = is_dev(p) ? CU_MEMORYTYPE_DEVICE
+                                       : is_pinned(p) ? CU_MEMORYTYPE_HOST : 0;
+        else if (attrs[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+            *(int *)data[i] = is_dev(p) ? 0 : -2;
+    }
+    UNLOCK();
+    return CUDA_SUCCESS;
+}
 
 PTSZ_PAIR(cuStreamWaitValue32_v2, (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
           stream_wait32(s, addr, value, flags, ptsz))
@@ -2918,6 +3079,33 @@ EXPORT CUresult cuProfilerStop(void)
     X("cuMemFree", 3020, 0, cuMemFree_v2) \
     X("cuMemsetD32Async", 3020, 0, cuMemsetD32Async) \
     X("cuMemsetD32Async", 7000, 1, cuMemsetD32Async_ptsz) \
+    X("cuMemcpyHtoD", 3020, 0, cuMemcpyHtoD_v2) \
+    X("cuMemcpyHtoD", 7000, 1, cuMemcpyHtoD_v2_ptds) \
+    X("cuMemcpyDtoH", 3020, 0, cuMemcpyDtoH_v2) \
+    X("cuMemcpyDtoH", 7000, 1, cuMemcpyDtoH_v2_ptds) \
+    X("cuMemcpyDtoD", 3020, 0, cuMemcpyDtoD_v2) \
+    X("cuMemcpyDtoD", 7000, 1, cuMemcpyDtoD_v2_ptds) \
+    X("cuMemcpy", 4000, 0, cuMemcpy) \
+    X("cuMemcpy", 7000, 1, cuMemcpy_ptds) \
+    X("cuMemsetD8", 3020, 0, cuMemsetD8_v2) \
+    X("cuMemsetD8", 7000, 1, cuMemsetD8_v2_ptds) \
+    X("cuMemcpyHtoDAsync", 3020, 0, cuMemcpyHtoDAsync_v2) \
+    X("cuMemcpyHtoDAsync", 7000, 1, cuMemcpyHtoDAsync_v2_ptsz) \
+    X("cuMemcpyDtoHAsync", 3020, 0, cuMemcpyDtoHAsync_v2) \
+    X("cuMemcpyDtoHAsync", 7000, 1, cuMemcpyDtoHAsync_v2_ptsz) \
+    X("cuMemcpyDtoDAsync", 3020, 0, cuMemcpyDtoDAsync_v2) \
+    X("cuMemcpyDtoDAsync", 7000, 1, cuMemcpyDtoDAsync_v2_ptsz) \
+    X("cuMemcpyAsync", 4000, 0, cuMemcpyAsync) \
+    X("cuMemcpyAsync", 7000, 1, cuMemcpyAsync_ptsz) \
+    X("cuMemcpyPeerAsync", 4000, 0, cuMemcpyPeerAsync) \
+    X("cuMemcpyPeerAsync", 7000, 1, cuMemcpyPeerAsync_ptsz) \
+    X("cuMemsetD8Async", 3020, 0, cuMemsetD8Async) \
+    X("cuMemsetD8Async", 7000, 1, cuMemsetD8Async_ptsz) \
+    X("cuMemsetD2D32Async", 3020, 0, cuMemsetD2D32Async) \
+    X("cuMemsetD2D32Async", 7000, 1, cuMemsetD2D32Async_ptsz) \
+    X("cuMemcpy2DAsync", 3020, 0, cuMemcpy2DAsync_v2) \
+    X("cuMemcpy2DAsync", 7000, 1, cuMemcpy2DAsync_v2_ptsz) \
+    X("cuPointerGetAttributes", 7000, 0, cuPointerGetAttributes) \
     X("cuStreamWaitValue32", 11070, 1, cuStreamWaitValue32_v2_ptsz) \
     X("cuEventRecord", 2000, 0, cuEventRecord) \
     X("cuEventRecord", 7000, 1, cuEventRecord_ptsz) \

@@ -25,6 +25,10 @@
  *                    pid. Unset: a TSV summary on stderr.
  *   KCOUNT_FLUSH_MS  period of the flusher thread in ms (default 100; 0 = no flusher).
  *   KCOUNT_DISABLE   set to a non-empty value other than "0": do nothing at all.
+ *   KCOUNT_MEMOPS    "1": also count memory copies and sets (CUPTI_ACTIVITY_KIND_MEMCPY,
+ *                    MEMCPY2 and MEMSET records) by ktime's kinds (HtoD, DtoH, DtoD, HtoH,
+ *                    peer, memset; array copies under the kind of their other side), in the
+ *                    JSON's "memops": count, bytes and sum_ns per kind.
  * A process that never used CUDA writes nothing, so helper processes that inherit LD_PRELOAD
  * (a shell, ldconfig, ...) do not overwrite the report of the process under test.
  */
@@ -65,6 +69,37 @@ static pthread_mutex_t kc_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the table 
 static kc_kernel *kc_tab[KC_NBUCKET];
 static size_t kc_nkernels;
 static uint64_t kc_records, kc_incomplete, kc_dropped, kc_other, kc_lost, kc_bufdone;
+/* KCOUNT_MEMOPS: per ktime memop kind, records, bytes and durations. */
+#define KC_MEMOP_KINDS 6
+static const char *const kc_memop_name[KC_MEMOP_KINDS] = { "HtoD", "DtoH", "DtoD", "HtoH", "peer",
+                                                          "memset" };
+static uint64_t kc_mem_count[KC_MEMOP_KINDS], kc_mem_bytes[KC_MEMOP_KINDS], kc_mem_ns[KC_MEMOP_KINDS];
+static int kc_memops;
+
+static int kc_memop_kind(uint8_t copy_kind)
+{
+    switch (copy_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return 0;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return 1;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return 3;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+        return 4;
+    default:
+        return 2;
+    }
+}
+
+static void kc_memop(int kind, uint64_t bytes, uint64_t start, uint64_t end)
+{
+    kc_mem_count[kind]++;
+    kc_mem_bytes[kind] += bytes;
+    kc_mem_ns[kind] += end > start ? end - start : 0;
+}
 
 static pid_t kc_pid;
 static int kc_active;   /* CUPTI tracing was set up in this process */
@@ -213,6 +248,15 @@ static void CUPTIAPI kc_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
             rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
             kc_add(k->name, k->deviceId, k->correlationId, k->start, k->end);
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+            kc_memop(kc_memop_kind(m->copyKind), m->bytes, m->start, m->end);
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+            const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)rec;
+            kc_memop(4, m->bytes, m->start, m->end);
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+            const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+            kc_memop(5, m->bytes, m->start, m->end);
         } else {
             kc_other++;
         }
@@ -347,8 +391,20 @@ static void kc_write(FILE *f, int tsv, kc_kernel **ks, size_t nk, const char *vi
     fprintf(f, "  \"records\": %llu,\n  \"incomplete\": %llu,\n  \"dropped\": %llu,\n",
             (unsigned long long)kc_records, (unsigned long long)kc_incomplete,
             (unsigned long long)kc_dropped);
-    fprintf(f, "  \"lost_no_memory\": %llu,\n  \"other_records\": %llu,\n  \"kernels\": [",
+    fprintf(f, "  \"lost_no_memory\": %llu,\n  \"other_records\": %llu,\n",
             (unsigned long long)kc_lost, (unsigned long long)kc_other);
+    fprintf(f, "  \"memops\": ");
+    if (kc_memops) {
+        fprintf(f, "{");
+        for (int m = 0; m < KC_MEMOP_KINDS; m++)
+            fprintf(f, "%s\n    \"%s\": {\"count\": %llu, \"bytes\": %llu, \"sum_ns\": %llu}",
+                    m ? "," : "", kc_memop_name[m], (unsigned long long)kc_mem_count[m],
+                    (unsigned long long)kc_mem_bytes[m], (unsigned long long)kc_mem_ns[m]);
+        fprintf(f, "\n  },\n");
+    } else {
+        fprintf(f, "null,\n");
+    }
+    fprintf(f, "  \"kernels\": [");
     for (size_t i = 0; i < nk; i++) {
         kc_kernel *k = ks[i];
         struct kc_stats st = kc_stats_of(k);
@@ -508,6 +564,18 @@ __attribute__((constructor)) static void kc_init(void)
     if (r != CUPTI_SUCCESS) {
         kc_warn("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
         return;
+    }
+    const char *mo = getenv("KCOUNT_MEMOPS");
+    if (mo && strcmp(mo, "1") == 0) {
+        static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY,
+                                                    CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                                    CUPTI_ACTIVITY_KIND_MEMSET };
+        kc_memops = 1;
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+            if ((r = cuptiActivityEnable(kinds[i])) != CUPTI_SUCCESS) {
+                kc_warn("cuptiActivityEnable(memory operations)", r);
+                kc_memops = 0;
+            }
     }
     kc_active = 1;
     __atomic_add_fetch(&kc_atexit_regs, 1, __ATOMIC_RELAXED);
