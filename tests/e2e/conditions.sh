@@ -132,8 +132,11 @@ check "no PCI lookup: found by UUID instead, the same devices" \
     sh -c "grep -q '^uuid GPU-' '$tmp/uu.log' && '$JCHECK' '$tmp/uu.json' 'conditions.devices[ordinal=1].other_process_count' == 1 && '$JCHECK' '$tmp/uu.json' 'conditions.devices[ordinal=0].other_process_count' == 0"
 
 # ---- clocks, throttling, temperature, persistence
+# Events complete 20 ms after they are recorded, so that the run lasts long enough for its
+# throttling time to show in the JSON's milliseconds (a fast machine ran it in under 0.5 ms).
 run_ktime c $NV KTIME_OUTPUT="$tmp/c.json" FAKE_NVML_SM_CLOCKS=1410,1980 FAKE_NVML_MEM_CLOCKS=1593,2619 \
-    FAKE_NVML_TEMP=45,71 FAKE_NVML_PERSISTENCE=0 FAKE_NVML_REASONS=0x4 "$A" k=125000:30
+    FAKE_NVML_TEMP=45,71 FAKE_NVML_PERSISTENCE=0 FAKE_NVML_REASONS=0x4 FAKECUDA_COMPLETE_DELAY_US=20000 \
+    "$A" k=125000:30
 R=$tmp/c.json
 check "clocks: SM 1410 to 1980 MHz, memory 1593 to 2619 MHz" \
     sh -c "'$JCHECK' '$R' 'conditions.devices[0].clocks.sm_min_mhz' == 1410 && '$JCHECK' '$R' 'conditions.devices[0].clocks.sm_max_mhz' == 1980 && '$JCHECK' '$R' 'conditions.devices[0].clocks.mem_min_mhz' == 1593 && '$JCHECK' '$R' 'conditions.devices[0].clocks.mem_max_mhz' == 2619"

@@ -1,0 +1,121 @@
+/* app_regions.c - the program's own phases, for ktime's ranges (issue 13): linked with -lktime
+ * (ktime_range_push/pop) and the fake driver, with NVTX v3 compiled in (header-only: its calls
+ * reach a tool only when NVTX_INJECTION64_PATH names one).
+ *
+ * usage: app_regions [--nvtx | --domain] [--extra-pop] ITERATIONS
+ *   Each iteration:  push "step"
+ *                      push "forward":  k_fwd (100 us) twice;  pop
+ *                      push "backward": k_bwd (200 us);        pop
+ *                      k_opt (50 us)
+ *                    pop
+ *                    k_out (10 us), outside every range
+ *   --nvtx     the ranges through nvtxRangePushA / nvtxRangePop (default: ktime_range_push)
+ *   --domain   through nvtxDomainRangePushEx / nvtxDomainRangePop in a domain "app", with
+ *              registered strings
+ *   --extra-pop  one pop more at the end (with no range open)
+ * Prints "kernel NAME launched N" for each kernel.
+ */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "ktime.h"
+
+#define CK(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { \
+    fprintf(stderr, "app_regions: %s failed: %d\n", #x, (int)r_); return 1; } } while (0)
+
+enum { API, NVTX, DOMAIN };
+static int how = API;
+static nvtxDomainHandle_t domain;
+static nvtxStringHandle_t names[3];
+static const char *const labels[3] = { "step", "forward", "backward" };
+
+static void push(int i)
+{
+    if (how == API) {
+        ktime_range_push(labels[i]);
+    } else if (how == NVTX) {
+        nvtxRangePushA(labels[i]);
+    } else {
+        nvtxEventAttributes_t a;
+        memset(&a, 0, sizeof a);
+        a.version = NVTX_VERSION;
+        a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+        a.message.registered = names[i];
+        nvtxDomainRangePushEx(domain, &a);
+    }
+}
+
+static void pop(void)
+{
+    if (how == API)
+        ktime_range_pop();
+    else if (how == NVTX)
+        nvtxRangePop();
+    else
+        nvtxDomainRangePop(domain);
+}
+
+int main(int argc, char **argv)
+{
+    int a = 1, extra_pop = 0;
+    long iters, i;
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction k_fwd, k_bwd, k_opt, k_out;
+    static const char image[] = "k_fwd=100000;k_bwd=200000;k_opt=50000;k_out=10000";
+
+    for (; a < argc && argv[a][0] == '-'; a++) {
+        if (!strcmp(argv[a], "--nvtx")) how = NVTX;
+        else if (!strcmp(argv[a], "--domain")) how = DOMAIN;
+        else if (!strcmp(argv[a], "--extra-pop")) extra_pop = 1;
+        else {
+            fprintf(stderr, "app_regions: unknown option %s\n", argv[a]);
+            return 2;
+        }
+    }
+    if (a + 1 != argc) {
+        fprintf(stderr, "usage: app_regions [--nvtx | --domain] [--extra-pop] ITERATIONS\n");
+        return 2;
+    }
+    iters = atol(argv[a]);
+    if (how == DOMAIN) {
+        domain = nvtxDomainCreateA("app");
+        for (i = 0; i < 3; i++)
+            names[i] = nvtxDomainRegisterStringA(domain, labels[i]);
+    }
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoadData(&mod, image));
+    CK(cuModuleGetFunction(&k_fwd, mod, "k_fwd"));
+    CK(cuModuleGetFunction(&k_bwd, mod, "k_bwd"));
+    CK(cuModuleGetFunction(&k_opt, mod, "k_opt"));
+    CK(cuModuleGetFunction(&k_out, mod, "k_out"));
+    for (i = 0; i < iters; i++) {
+        void *params[] = { &a };
+        push(0);
+        push(1);
+        CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        pop();
+        push(2);
+        CK(cuLaunchKernel(k_bwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        pop();
+        CK(cuLaunchKernel(k_opt, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        pop();
+        CK(cuLaunchKernel(k_out, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+    }
+    if (extra_pop)
+        pop();
+    CK(cuCtxSynchronize());
+    printf("kernel k_fwd launched %ld\nkernel k_bwd launched %ld\nkernel k_opt launched %ld\n"
+           "kernel k_out launched %ld\n", 2 * iters, iters, iters, iters);
+    return 0;
+}
