@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "memop.h"
+#include "region.h"
 #include "state.h"
 #include "sysinfo.h"
 
@@ -38,6 +39,107 @@ static void merge_sketch(const struct report *r, struct report_kernel *rk, int d
         !(rk->dev_sk = calloc((size_t)(r->ndevices ? r->ndevices : 1), sizeof *rk->dev_sk)))
         return;
     sketch_merge(&rk->dev_sk[d], s);
+}
+
+static int cmp_region_rows(const void *a, const void *b)
+{
+    const struct report_region_row *x = a, *y = b;
+
+    if (x->st.sum != y->st.sum)
+        return x->st.sum < y->st.sum ? 1 : -1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+static int cmp_regions(const void *a, const void *b)
+{
+    const struct report_region *x = a, *y = b;
+
+    if (x->total_us != y->total_us)
+        return x->total_us < y->total_us ? 1 : -1;
+    if (!x->name || !y->name)
+        return !x->name - !y->name; /* outside every range last among equals */
+    return strcmp(x->name, y->name);
+}
+
+/* The launches' samples by the range they were made in (aggregates keyed by range), with every
+ * range that was pushed, launches or not. Kernel rows are ks's (before memory operations are
+ * split off), row_of maps a kernel-table id to 1 + its row. */
+static int collect_regions(struct report *r, struct report_kernel *ks, const uint32_t *row_of,
+                           uint32_t mask, struct agg *aggs)
+{
+    uint32_t *group = NULL; /* region id -> 1 + its index in r->regions */
+    struct agg *a, *atmp;
+    size_t cap = REGION_SLOTS + 2;
+
+    r->regions = NULL;
+    r->nregions = 0;
+    if (!region_any())
+        return 0;
+    if (!(group = calloc(cap, sizeof *group)) || !(r->regions = calloc(cap, sizeof *r->regions))) {
+        free(group);
+        return -1;
+    }
+    for (uint32_t id = 1; id < cap; id++) {
+        const struct region_entry *e = region_entry_of(id);
+        const char *name = region_name(id);
+        if (!e || !name)
+            continue;
+        struct report_region *g = &r->regions[r->nregions++];
+        g->name = name;
+        g->ranges = atomic_load(&((struct region_entry *)e)->pushes);
+        g->open = atomic_load(&((struct region_entry *)e)->open);
+        g->wall_ms = (double)atomic_load(&((struct region_entry *)e)->wall_ns) / 1e6;
+        group[id] = (uint32_t)r->nregions;
+    }
+    HASH_ITER(hh, aggs, a, atmp) {
+        uint32_t row = a->kernel <= mask ? row_of[a->kernel] : 0;
+        if (!row || !a->st.n || ks[row - 1].kind == REPORT_MEMOP)
+            continue;
+        if (a->region >= cap || (a->region && !group[a->region]))
+            continue;
+        if (!group[a->region]) { /* outside every range: a group of its own */
+            r->regions[r->nregions].name = NULL;
+            group[a->region] = (uint32_t)++r->nregions;
+        }
+        struct report_region *g = &r->regions[group[a->region] - 1];
+        const struct report_kernel *k = &ks[row - 1];
+        struct report_region_row *rr = NULL;
+        for (size_t i = 0; i < g->nrows; i++)
+            if (g->rows[i].mangled == k->mangled)
+                rr = &g->rows[i];
+        if (!rr) {
+            struct report_region_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
+            if (!more)
+                continue; /* without memory the range misses this kernel; nothing else is lost */
+            g->rows = more;
+            rr = &g->rows[g->nrows++];
+            memset(rr, 0, sizeof *rr);
+            rr->mangled = k->mangled;
+            rr->name = k->name;
+            rr->kind = k->kind;
+        }
+        stats_merge(&rr->st, &a->st);
+        if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
+            sketch_merge(rr->sk, &a->sk);
+        g->total_us += a->st.sum;
+        g->timed += a->st.n;
+    }
+    /* Names interned but never pushed (KTIME_RANGE=nvtx:NAME's, the overflow entry) are no
+     * ranges of the run. */
+    size_t kept = 0;
+    for (size_t i = 0; i < r->nregions; i++)
+        if (r->regions[i].ranges || r->regions[i].open || r->regions[i].nrows)
+            r->regions[kept++] = r->regions[i];
+    r->nregions = kept;
+    for (size_t i = 0; i < r->nregions; i++)
+        if (r->regions[i].nrows > 1)
+            qsort(r->regions[i].rows, r->regions[i].nrows, sizeof *r->regions[i].rows,
+                  cmp_region_rows);
+    qsort(r->regions, r->nregions, sizeof *r->regions, cmp_regions);
+    r->region_unmatched_pops = atomic_load(&region_stats.unmatched_pops);
+    r->region_too_deep = atomic_load(&region_stats.too_deep);
+    free(group);
+    return 0;
 }
 
 /* Moves the memory operations' rows out of r->kernels into r->memops_rows, by kind. */
@@ -176,6 +278,11 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         HASH_DEL(byname, nr);
         free(nr);
     }
+    if (collect_regions(r, ks, row_of, t->mask, aggs) != 0) {
+        free(r->regions);
+        r->regions = NULL;
+        r->nregions = 0;
+    }
     free(row_of);
     /* Every launch is in calls; what no bucket holds is either a launch other threads were
      * still making when the report began (counted at its start, its pair submitted after the
@@ -305,6 +412,14 @@ static void free_rows(struct report_kernel *rows, size_t n)
 
 void collect_free(struct report *r)
 {
+    for (size_t i = 0; i < r->nregions; i++) {
+        for (size_t j = 0; j < r->regions[i].nrows; j++)
+            free(r->regions[i].rows[j].sk);
+        free(r->regions[i].rows);
+    }
+    free(r->regions);
+    r->regions = NULL;
+    r->nregions = 0;
     free_rows(r->memops_rows, r->nmemops);
     free(r->memops_rows);
     r->memops_rows = NULL;

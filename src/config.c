@@ -18,7 +18,7 @@ const char *const config_known_names[] = {
     "KTIME_TIMER", "KTIME_SAMPLE", "KTIME_CUPTI_LIB", "KTIME_CUPTI_BUFFER_MB", "KTIME_RANGE",
     "KTIME_GROUP", "KTIME_TRACE", "KTIME_TRACE_MAX", "KTIME_DUMP_SAMPLES", "KTIME_NVML",
     "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT", "KTIME_FLUSH_L2",
-    "KTIME_MEMOPS",
+    "KTIME_MEMOPS", "KTIME_NVTX", "KTIME_REGION",
     /* read by the launcher (tools/ktime) */
     "KTIME_LIBRARY", "KTIME_TOOL",
     /* read by the tests and benchmarks */
@@ -252,6 +252,14 @@ void config_load(struct config *c, const char *(*get)(const char *))
     parse_bool(get, "KTIME_NVML", &c->nvml);
     parse_bool(get, "KTIME_FLUSH_L2", &c->flush_l2);
     parse_bool(get, "KTIME_MEMOPS", &c->memops);
+    parse_bool(get, "KTIME_NVTX", &c->nvtx);
+    s = get("KTIME_REGION");
+    if (s) {
+        if (strcasecmp(s, "outermost") == 0)
+            c->region_outermost = true;
+        else if (strcasecmp(s, "innermost") != 0)
+            log_warn("KTIME_REGION='%s' is not innermost or outermost; using innermost", s);
+    }
     parse_long(get, "KTIME_NVML_INTERVAL_MS", 10, 60000, &c->nvml_interval_ms);
     s = get("KTIME_NVML_LIB");
     if (s && *s)
@@ -260,12 +268,14 @@ void config_load(struct config *c, const char *(*get)(const char *))
     if (s) {
         if (strcasecmp(s, "profiler-api") == 0)
             c->range = RANGE_PROFILER_API;
+        else if (strncasecmp(s, "nvtx:", 5) == 0 && s[5] && (c->range_name = strdup(s + 5)))
+            c->range = RANGE_NVTX;
         else if (strncasecmp(s, "nvtx:", 5) == 0)
-            log_warn("KTIME_RANGE='%s': NVTX ranges are not supported yet (only profiler-api, "
-                     "cuProfilerStart/cuProfilerStop); timing every launch", s);
-        else if (strcasecmp(s, "all") != 0)
-            log_warn("KTIME_RANGE='%s' is not profiler-api or all; using all (every launch "
+            log_warn("KTIME_RANGE='%s' names no range (nvtx:NAME); using all (every launch "
                      "timed)", s);
+        else if (strcasecmp(s, "all") != 0)
+            log_warn("KTIME_RANGE='%s' is not profiler-api, nvtx:NAME or all; using all (every "
+                     "launch timed)", s);
         if (c->range != RANGE_ALL && c->timer != TIMER_EVENTS) {
             log_warn("KTIME_RANGE=%s works with KTIME_TIMER=events only (CUPTI records every "
                      "kernel); with KTIME_TIMER=%s every launch is timed", s,

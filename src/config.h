@@ -25,7 +25,8 @@ enum timer_kind {
 /* KTIME_RANGE: which launches are timed. */
 enum range_mode {
     RANGE_ALL,          /* every launch (the default) */
-    RANGE_PROFILER_API  /* only those between cuProfilerStart and cuProfilerStop */
+    RANGE_PROFILER_API, /* only those between cuProfilerStart and cuProfilerStop */
+    RANGE_NVTX          /* only those made while a range of range_name is open (any thread) */
 };
 
 struct config {
@@ -54,6 +55,9 @@ struct config {
     bool flush_l2;           /* KTIME_FLUSH_L2: overwrite an L2-sized buffer before each
                               * timed launch, outside its interval (cold-cache samples) */
     bool memops;             /* KTIME_MEMOPS: time copies and sets, apart from kernels */
+    const char *range_name;  /* KTIME_RANGE=nvtx:NAME: NAME (owned copy), else NULL */
+    bool nvtx;               /* KTIME_NVTX: be NVTX's tool (set NVTX_INJECTION64_PATH) */
+    bool region_outermost;   /* KTIME_REGION=outermost: a launch belongs to its outermost range */
     const char *also_output; /* KTIME_ALSO_OUTPUT (testing aid): the same report once more,
                               * to this path (owned copy), or NULL */
     enum report_format also_format; /* its format, from its suffix: .json, .csv, else text */

@@ -20,9 +20,10 @@
 
 /* One kernel on one device. */
 struct agg {
-    uint64_t key;          /* kernel id << 16 | device */
+    uint64_t key;          /* range << 48 | kernel id << 16 | device */
     uint32_t kernel;       /* ktab id */
     int device;
+    uint16_t region;       /* the range the launches were made in (region.h), 0: none */
     struct stats st;       /* timed samples, in microseconds */
     struct sketch sk;      /* the same samples' distribution (quantiles) */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */

@@ -23,6 +23,7 @@
 #include "launch.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "nvtx.h"
 #include "nvml.h"
 #include "outpath.h"
 #include "output.h"
@@ -373,6 +374,20 @@ static bool build_and_deliver(double t_built, const char *path_done)
 }
 
 /* The report's header: the process, the job, the settings in force, the capture range. */
+/* How NVTX reached ktime, for the ranges' section. */
+static const char *nvtx_state(void)
+{
+    const char *path = getenv("NVTX_INJECTION64_PATH");
+
+    if (nvtx_injected())
+        return "ktime is NVTX's tool (NVTX_INJECTION64_PATH)";
+    if (path && *path && !strstr(path, "libktime"))
+        return "another tool is NVTX's (NVTX_INJECTION64_PATH), so NVTX ranges are not seen; "
+               "only ktime_range_push";
+    return "not NVTX's tool (KTIME_NVTX=1 or the ktime launcher makes it one); only "
+           "ktime_range_push";
+}
+
 static void fill_header(struct report *r)
 {
     static char host[256];
@@ -398,13 +413,17 @@ static void fill_header(struct report *r)
     r->devices = kt.devices;
     r->flush_l2 = kt.cfg.flush_l2;
     r->memops = kt.cfg.memops;
+    r->region_mode = kt.cfg.region_outermost ? "outermost" : "innermost";
+    r->nvtx = nvtx_state();
     r->flush_bytes = atomic_load(&kt.flush_bytes);
     r->flushes = atomic_load(&kt.flushes);
     r->flush_failed = atomic_load(&kt.flush_failed);
     r->flush_contexts = atomic_load(&kt.flush_contexts);
     r->flush_unavailable = atomic_load(&kt.flush_unavailable);
-    if (kt.cfg.range == RANGE_PROFILER_API) {
-        r->range = "profiler-api";
+    if (kt.cfg.range != RANGE_ALL) {
+        static char nvtx_range[300];
+        snprintf(nvtx_range, sizeof nvtx_range, "nvtx:%s", kt.cfg.range_name ? kt.cfg.range_name : "");
+        r->range = kt.cfg.range == RANGE_NVTX ? nvtx_range : "profiler-api";
         r->range_starts = atomic_load(&kt.range_starts);
         r->range_stops = atomic_load(&kt.range_stops);
         r->ranges = atomic_load(&kt.ranges);

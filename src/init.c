@@ -16,6 +16,7 @@
 #include "ktime.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "region.h"
 #include "state.h"
 #include "sysinfo.h"
 
@@ -39,6 +40,32 @@ bool ktime_parent_has_ktime(void)
         return false;
     base = strrchr(info.dli_fname, '/');
     return sysinfo_maps_have(NULL, base ? base + 1 : info.dli_fname);
+}
+
+/* KTIME_RANGE=nvtx:NAME: the capture range is open while any thread has a range NAME open. */
+static void nvtx_range_watch(uint32_t id, uint64_t open_now, bool push)
+{
+    if (id != kt.range_id)
+        return;
+    atomic_fetch_add_explicit(push ? &kt.range_starts : &kt.range_stops, 1, memory_order_relaxed);
+    if (push && open_now == 1)
+        atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
+    atomic_store_explicit(&kt.in_range, open_now > 0, memory_order_relaxed);
+}
+
+/* KTIME_NVTX=1: NVTX's loader is to load libktime as its tool, unless another tool (Nsight
+ * Systems) is named already. */
+static void nvtx_offer(void)
+{
+    Dl_info info;
+    const char *set = getenv("NVTX_INJECTION64_PATH");
+
+    if (set && *set) {
+        log_info("NVTX_INJECTION64_PATH is set (%s): NVTX ranges go to that tool, not ktime", set);
+        return;
+    }
+    if (dladdr((void *)nvtx_offer, &info) && info.dli_fname && info.dli_fname[0] == '/')
+        setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
 
 __attribute__((constructor)) static void ktime_init(void)
@@ -77,6 +104,13 @@ __attribute__((constructor)) static void ktime_init(void)
         else
             log_info("KTIME_FLUSH_L2=1: timed launches start with a cold L2");
     }
+    region_set_outermost(kt.cfg.region_outermost);
+    if (kt.cfg.range == RANGE_NVTX) {
+        kt.range_id = region_intern(kt.cfg.range_name);
+        atomic_store(&region_watch, nvtx_range_watch);
+    }
+    if (kt.cfg.nvtx)
+        nvtx_offer();
     drain_init(&kt.drain, &driver_event_ops);
     hw_init(&kt.hw, kt.cfg.warmup);
     dump_setup();

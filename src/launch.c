@@ -13,6 +13,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "memop.h"
+#include "region.h"
 
 __thread int launch_busy __attribute__((tls_model("initial-exec")));
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
@@ -403,6 +404,7 @@ void launch_end(struct launch *L, CUresult r)
         s->kernel = ktab_id(&kt.ktab, L->k);
         s->shape = L->shape;
         s->bytes = L->bytes;
+        s->region = (uint16_t)region_current();
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
                                                       : (uintptr_t)L->stream;

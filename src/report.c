@@ -368,6 +368,57 @@ static double memop_gbps(const struct report_kernel *k, const struct stats *s)
     return s->n && s->sum > 0 ? (double)k->timed_bytes / s->sum / 1000.0 : -1;
 }
 
+/* A range's line: its name (quoted) or "outside every range", and its figures. */
+static void region_head(FILE *f, const struct report_region *g)
+{
+    if (g->name) {
+        fputs("range    \"", f);
+        fputs(g->name, f);
+        fprintf(f, "\": %llu closed, %.3f ms of wall time", (unsigned long long)g->ranges,
+                g->wall_ms);
+        if (g->open)
+            fprintf(f, ", %llu open at exit", (unsigned long long)g->open);
+    } else {
+        fputs("range    outside every range", f);
+    }
+    fprintf(f, "; %llu timed launches, %.3f ms of GPU time\n", (unsigned long long)g->timed,
+            g->total_us / 1000.0);
+}
+
+/* The ranges' sections (NVTX, ktime_range_push), after the memory operations. */
+static void regions_text(FILE *f, const struct report *r)
+{
+    if (!r->regions)
+        return;
+    fprintf(f, "\nranges: each timed launch under the %s range open on its thread when it was made "
+               "(KTIME_REGION);\nNVTX: %s\n",
+            r->region_mode ? r->region_mode : "innermost", r->nvtx ? r->nvtx : "not injected");
+    if (r->region_unmatched_pops || r->region_too_deep)
+        fprintf(f, "(%llu pops without a range open; %llu pushes deeper than 64, not attributed)\n",
+                (unsigned long long)r->region_unmatched_pops,
+                (unsigned long long)r->region_too_deep);
+    for (size_t i = 0; i < r->nregions; i++) {
+        const struct report_region *g = &r->regions[i];
+        region_head(f, g);
+        if (!g->nrows)
+            continue;
+        fprintf(f, "%7s %12s %9s %11s %11s %11s %11s %11s %11s  %s\n", "Time%", "Total ms", "Timed",
+                "Mean us", "Med us", "p99 us", "Min us", "Max us", "Stddev us", "Kernel");
+        for (size_t j = 0; j < g->nrows; j++) {
+            const struct report_region_row *w = &g->rows[j];
+            char shortname[NAME_WIDTH + 8];
+            report_short_name(w->name ? w->name : w->mangled, shortname, sizeof shortname,
+                              NAME_WIDTH);
+            fprintf(f, "%7.2f %12.3f %9llu %11.3f ",
+                    g->total_us > 0 ? 100.0 * w->st.sum / g->total_us : 0.0, w->st.sum / 1000.0,
+                    (unsigned long long)w->st.n, w->st.mean);
+            text_quantiles(f, w->sk, &w->st, "-");
+            fprintf(f, "%11.3f %11.3f %11.3f  %s\n", w->st.min, w->st.max, stats_stddev(&w->st),
+                    shortname);
+        }
+    }
+}
+
 /* The memory operations' own table, after the kernels'. */
 static void memops_text(FILE *f, const struct report *r)
 {
@@ -481,7 +532,13 @@ int report_write_text(FILE *f, struct report *r)
                     r->flush_unavailable + r->flush_contexts);
         fprintf(f, ")\n");
     }
-    if (r->range)
+    if (r->range && strncmp(r->range, "nvtx:", 5) == 0)
+        fprintf(f, "range    KTIME_RANGE=%s: only launches while a range %s is open (on any "
+                   "thread) are timed;\n         %llu ranges (%llu pushes, %llu pops)%s\n",
+                r->range, r->range + 5, (unsigned long long)r->ranges,
+                (unsigned long long)r->range_starts, (unsigned long long)r->range_stops,
+                r->range_open ? ", the last open at exit" : "");
+    else if (r->range)
         fprintf(f, "range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
                    "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
                 r->range, (unsigned long long)r->ranges, (unsigned long long)r->range_starts,
@@ -568,6 +625,7 @@ int report_write_text(FILE *f, struct report *r)
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
     memops_text(f, r);
+    regions_text(f, r);
     fputc('\n', f);
     char unsampled_words[48] = "", node_words[96] = "", outside_words[48] = "";
     if (r->range)
@@ -833,6 +891,57 @@ static void json_time(FILE *f, double unix_s)
     fprintf(f, "\"%s.%03dZ\"", buf, (int)((unix_s - (double)t) * 1000) % 1000);
 }
 
+/* "regions": the ranges' sections, null when no range was pushed. */
+static void regions_json(FILE *f, const struct report *r)
+{
+    static const char *const keys[] = { "total_ms", "percent", "mean_us", "min_us", "max_us",
+                                        "stddev_us", "sum_us", "m2_us2" };
+
+    if (!r->regions) {
+        fputs("  \"regions\": null,\n", f);
+        return;
+    }
+    fputs("  \"regions\": { \"attribution\": ", f);
+    report_json_string(f, r->region_mode ? r->region_mode : "innermost");
+    fputs(", \"nvtx\": ", f);
+    report_json_string(f, r->nvtx ? r->nvtx : "not injected");
+    fprintf(f, ", \"unmatched_pops\": %llu, \"too_deep\": %llu, \"ranges\": [",
+            (unsigned long long)r->region_unmatched_pops, (unsigned long long)r->region_too_deep);
+    for (size_t i = 0; i < r->nregions; i++) {
+        const struct report_region *g = &r->regions[i];
+        fprintf(f, "%s\n    { \"name\": ", i ? "," : "");
+        if (g->name)
+            report_json_string(f, g->name);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"closed\": %llu, \"open_at_exit\": %llu, \"wall_ms\": ",
+                (unsigned long long)g->ranges, (unsigned long long)g->open);
+        json_num(f, g->wall_ms);
+        fprintf(f, ", \"timed\": %llu, \"total_ms\": ", (unsigned long long)g->timed);
+        json_num(f, g->total_us / 1000.0);
+        fputs(", \"kernels\": [", f);
+        for (size_t j = 0; j < g->nrows; j++) {
+            const struct report_region_row *w = &g->rows[j];
+            fprintf(f, "%s\n      { \"name\": ", j ? "," : "");
+            report_json_string(f, w->name ? w->name : w->mangled);
+            fputs(", \"mangled\": ", f);
+            report_json_string(f, w->mangled);
+            fprintf(f, ", \"kind\": \"%s\", \"timed\": %llu",
+                    w->kind == REPORT_GRAPH ? "graph" : "kernel", (unsigned long long)w->st.n);
+            json_nums(f, keys,
+                      (const double[]){ w->st.sum / 1000.0,
+                                        g->total_us > 0 ? 100.0 * w->st.sum / g->total_us : 0.0,
+                                        w->st.mean, w->st.min, w->st.max, stats_stddev(&w->st),
+                                        w->st.sum, w->st.m2 },
+                      8);
+            json_quantiles(f, ", ", w->sk, &w->st);
+            fputs(" }", f);
+        }
+        fprintf(f, "%s] }", g->nrows ? "\n    " : "");
+    }
+    fprintf(f, "%s] },\n", r->nregions ? "\n  " : "");
+}
+
 /* "memops": one entry per kind seen, null when KTIME_MEMOPS=0. */
 static void memops_json(FILE *f, const struct report *r)
 {
@@ -944,13 +1053,16 @@ int report_write_json(FILE *f, struct report *r)
         fputs("null", f);
     fprintf(f, ", \"cupti_records_dropped\": %llu, \"cupti_buffers_refused\": %llu },\n",
             (unsigned long long)r->cupti_dropped, (unsigned long long)r->cupti_refused);
-    if (r->range)
-        fprintf(f, "  \"range\": { \"mode\": \"%s\", \"starts\": %llu, \"stops\": %llu, "
-                   "\"ranges\": %llu, \"open_at_exit\": %s },\n", r->range,
+    if (r->range) {
+        fputs("  \"range\": { \"mode\": ", f);
+        report_json_string(f, r->range);
+        fprintf(f, ", \"starts\": %llu, \"stops\": %llu, "
+                   "\"ranges\": %llu, \"open_at_exit\": %s },\n",
                 (unsigned long long)r->range_starts, (unsigned long long)r->range_stops,
                 (unsigned long long)r->ranges, r->range_open ? "true" : "false");
-    else
+    } else {
         fputs("  \"range\": null,\n", f);
+    }
     if (r->flush_l2)
         fprintf(f, "  \"flush_l2\": { \"bytes\": %llu, \"flushes\": %llu, \"refused\": %llu, "
                    "\"contexts\": %u, \"contexts_without_buffer\": %u },\n",
@@ -1083,6 +1195,7 @@ int report_write_json(FILE *f, struct report *r)
     }
     fprintf(f, "%s],\n", r->nkernels ? "\n  " : "");
     memops_json(f, r);
+    regions_json(f, r);
     fprintf(f,
             "  \"totals\": {\n    \"launches_seen\": %llu,\n    \"timed\": %llu,\n"
             "    \"ungated\": %llu,\n    \"warmup_skipped\": %llu,\n    \"captured\": %llu,\n    \"dropped\": %llu,\n"

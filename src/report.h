@@ -53,6 +53,27 @@ struct report_kernel {
     uint64_t bytes, timed_bytes;
 };
 
+/* A kernel's timed samples made inside one range (all devices). */
+struct report_region_row {
+    const char *mangled;    /* the kernel's row's */
+    const char *name;       /* its demangled name (owned by the kernel's row), or NULL */
+    int kind;               /* enum report_kind */
+    struct stats st;        /* microseconds */
+    struct sketch *sk;      /* their distribution, or NULL */
+};
+
+/* The launches made inside one named range (region.h), or outside every range (name NULL). */
+struct report_region {
+    const char *name;       /* the range's name; NULL: launches outside every range */
+    uint64_t ranges;        /* ranges of this name that closed */
+    uint64_t open;          /* ... still open at the report */
+    double wall_ms;         /* their wall-clock time, summed */
+    double total_us;        /* the rows' timed samples, summed */
+    uint64_t timed;
+    struct report_region_row *rows; /* sorted by total, largest first */
+    size_t nrows;
+};
+
 enum report_drop {
     DROP_POOL_EXHAUSTED,    /* no free event pair: pool at KTIME_POOL_CAP */
     DROP_EVENT_ERROR,       /* the driver failed to record or resolve an event */
@@ -103,6 +124,13 @@ struct report {
     uint64_t flush_bytes;           /* the scratch buffer overwritten, in bytes (largest) */
     uint64_t flushes, flush_failed; /* flushes queued, and refused by the driver */
     unsigned int flush_contexts, flush_unavailable; /* contexts with and without a buffer */
+    /* Ranges (NVTX, ktime_range_push): NULL when no range was ever pushed. */
+    const char *region_mode;        /* "innermost" or "outermost": which open range a launch
+                                     * belongs to */
+    const char *nvtx;               /* how NVTX reached ktime: "injected", "not injected (...)" */
+    struct report_region *regions;  /* sorted by total_us, largest first */
+    size_t nregions;
+    uint64_t region_unmatched_pops, region_too_deep;
     bool memops;                    /* KTIME_MEMOPS: memory operations timed (in memops) */
     struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
     size_t nmemops;

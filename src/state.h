@@ -55,6 +55,7 @@ struct ktime_state {
      * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
     _Atomic int in_range;
     _Atomic uint64_t range_starts, range_stops, ranges;
+    uint32_t range_id;                  /* KTIME_RANGE=nvtx:NAME: NAME's range id (region.h) */
     /* Launches past warmup made outside the range, by kernel table slot (ktab_id); NULL when
      * KTIME_RANGE is off. */
     _Atomic uint64_t *outside;

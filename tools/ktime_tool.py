@@ -169,6 +169,17 @@ def check_report(path, r, allow_merged=True):
         if m["timed"]:
             for f in ("sum_us", "m2_us2", "mean_us", "min_us", "max_us", "total_ms"):
                 _need(is_num(m.get(f)), path, "%s.%s" % (w, f), "is not a number")
+    rg = r.get("regions")
+    _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("ranges"), list), path, "regions",
+          "is neither null nor an object with a list of ranges")
+    for i, g in enumerate((rg or {}).get("ranges", [])):
+        w = "regions.ranges[%d]" % i
+        _need(isinstance(g, dict) and (g.get("name") is None or isinstance(g.get("name"), str)),
+              path, w, "is not a range with a name")
+        for j, k in enumerate(g.get("kernels") or []):
+            check_block(path, "%s.kernels[%d]" % (w, j), k, counts=("timed",))
+            _need(isinstance(k.get("mangled"), str) and isinstance(k.get("name"), str), path,
+                  "%s.kernels[%d]" % (w, j), "has no name")
     for k, v in r["totals"].items():
         if k != "dropped_reasons" and k != "timed_total_ms" and k != "sample":
             _need(is_count(v), path, "totals." + k, "is %r, not a count" % (v,))
@@ -376,7 +387,12 @@ def header_text(r, out):
                 fl["contexts_without_buffer"], fl["contexts_without_buffer"] + fl["contexts"])
         out.append(line + ")\n")
     rg = r.get("range")
-    if isinstance(rg, dict):
+    if isinstance(rg, dict) and str(rg.get("mode")).startswith("nvtx:"):
+        out.append("range    KTIME_RANGE=%s: only launches while a range %s is open (on any "
+                   "thread) are timed;\n         %d ranges (%d pushes, %d pops)%s\n" % (
+                       rg.get("mode"), rg["mode"][5:], rg.get("ranges", 0), rg.get("starts", 0),
+                       rg.get("stops", 0), ", the last open at exit" if rg.get("open_at_exit") else ""))
+    elif isinstance(rg, dict):
         out.append("range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
                    "cuProfilerStop are timed;\n         %d ranges (%d starts, %d stops)%s\n" % (
                        rg.get("mode"), rg.get("ranges", 0), rg.get("starts", 0), rg.get("stops", 0),
@@ -540,6 +556,95 @@ def memops_text(r, out):
         out.append(line + "\n")
 
 
+def regions_text(r, out):
+    """The ranges' sections (report.c regions_text)."""
+    rg = r.get("regions")
+    if not isinstance(rg, dict):
+        return
+    out.append("\nranges: each timed launch under the %s range open on its thread when it was made "
+               "(KTIME_REGION);\nNVTX: %s\n" % (rg.get("attribution", "innermost"),
+                                                rg.get("nvtx", "not injected")))
+    if rg.get("unmatched_pops") or rg.get("too_deep"):
+        out.append("(%d pops without a range open; %d pushes deeper than 64, not attributed)\n"
+                   % (rg.get("unmatched_pops", 0), rg.get("too_deep", 0)))
+    for g in rg.get("ranges") or []:
+        if g.get("name") is not None:
+            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (g["name"], g.get("closed", 0),
+                                                                     g.get("wall_ms", 0.0))
+            if g.get("open_at_exit"):
+                line += ", %d open at exit" % g["open_at_exit"]
+        else:
+            line = "range    outside every range"
+        out.append(line + "; %d timed launches, %.3f ms of GPU time\n" % (g.get("timed", 0),
+                                                                         g.get("total_ms", 0.0)))
+        ks = g.get("kernels") or []
+        if not ks:
+            continue
+        out.append("%7s %12s %9s %11s %11s %11s %11s %11s %11s  %s\n" % (
+            "Time%", "Total ms", "Timed", "Mean us", "Med us", "p99 us", "Min us", "Max us",
+            "Stddev us", "Kernel"))
+        for k in ks:
+            out.append("%7.2f %12.3f %9d %11.3f " % (k.get("percent", 0.0), k["total_ms"], k["timed"],
+                                                     k["mean_us"])
+                       + q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
+                       + "%11.3f %11.3f %11.3f  %s\n" % (k["min_us"], k["max_us"], stddev_of(k),
+                                                       short_name(raw(k, "name"))[0]))
+
+
+def merge_regions(reps, path):
+    """The ranges of several reports, by name, their kernels by mangled name; None when no
+    input had any."""
+    rgs = [r["regions"] for r in reps if isinstance(r.get("regions"), dict)]
+    if not rgs:
+        return None
+    groups, order = {}, []
+    for rg in rgs:
+        for g in rg.get("ranges") or []:
+            key = g.get("name")
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(g)
+    ranges = []
+    for key in order:
+        gs = groups[key]
+        e = {"name": key}
+        for f in ("closed", "open_at_exit", "timed"):
+            e[f] = sum(g.get(f, 0) or 0 for g in gs)
+        e["wall_ms"] = sum(g.get("wall_ms", 0.0) or 0.0 for g in gs)
+        e["total_ms"] = sum(g.get("total_ms", 0.0) or 0.0 for g in gs)
+        byk, korder = {}, []
+        for g in gs:
+            for k in g.get("kernels") or []:
+                kk = (k.get("kind", "kernel"), k["mangled"])
+                if kk not in byk:
+                    byk[kk] = []
+                    korder.append(kk)
+                byk[kk].append(k)
+        kernels = []
+        for kk in korder:
+            ks = byk[kk]
+            st = merge_stats(ks, path)
+            m = {"name": ks[0]["name"], "mangled": kk[1], "kind": kk[0], "timed": st["timed"],
+                 "total_ms": st["sum_us"] / 1000.0}
+            for f in ("mean_us", "min_us", "max_us", "stddev_us", "sum_us", "m2_us2", "p50_us",
+                      "p90_us", "p99_us"):
+                m[f] = st.get(f)
+            kernels.append(m)
+        total_us = sum(m["sum_us"] for m in kernels)
+        for m in kernels:
+            m["percent"] = 100.0 * m["sum_us"] / total_us if total_us > 0 else 0.0
+        kernels.sort(key=lambda m: (-m["sum_us"], m["mangled"]))
+        e["kernels"] = kernels
+        ranges.append(e)
+    ranges.sort(key=lambda e: (-e["total_ms"], e["name"] is None, e["name"] or ""))
+    return {"attribution": same_or([rg.get("attribution") for rg in rgs], "mixed"),
+            "nvtx": same_or([rg.get("nvtx") for rg in rgs], "mixed"),
+            "unmatched_pops": sum(rg.get("unmatched_pops", 0) or 0 for rg in rgs),
+            "too_deep": sum(rg.get("too_deep", 0) or 0 for rg in rgs),
+            "ranges": ranges}
+
+
 def merge_memops(reps, path):
     """The memory operations of several reports, kind by kind; None when no input timed them."""
     lists = [r["memops"] for r in reps if isinstance(r.get("memops"), list)]
@@ -605,6 +710,7 @@ def render_text(r, rows=None, shown=None):
             else:
                 out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
     memops_text(r, out)
+    regions_text(r, out)
     out.append("\n")
     t = r["totals"]
     tg = lambda key: t.get(key, 0) or 0
@@ -946,6 +1052,7 @@ def merge_reports(inputs, verb="merge"):
         for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
             m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
     m["memops"] = merge_memops(reps, p0)
+    m["regions"] = merge_regions(reps, p0)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.

@@ -72,6 +72,7 @@ pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
 pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
 pair memops KTIME_WARMUP=3 "$E2E_BIN/app_memops" --stream 12 4000
 pair memops_few "$E2E_BIN/app_memops" 8 4000
+pair regions KTIME_NVTX=1 LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_regions" --nvtx --extra-pop 12
 pair driver "$E2E_BIN/app_driver" --stream k_small=125000:40 k_big=1000000:10 _Z6squarePfi=250000:20
 pair twodev FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 k_d=125000:20 k_e=250000:1
 check "twodev: the text has a line per GPU" grep -q 'on gpu 1$' "$tmp/twodev.txt"
@@ -390,7 +391,7 @@ structural() {
     adds_up "$2" && adds_up "$tmp/st.json"
 }
 for f in "$tmp"/names-t.json "$tmp"/twodev-c.json "$tmp"/both-t.json "$tmp"/graphs_c-t.json "$tmp"/sample-t.json \
-    "$tmp"/memops-t.json; do
+    "$tmp"/memops-t.json "$tmp"/regions-t.json; do
     check "structural: $(basename "$f")" structural x "$f"
 done
 nfix=0

@@ -48,8 +48,8 @@ static void load(struct config *c, const char *const *env)
     fflush(stderr);
     dup2(fileno(tmp), 2);
     config_load(c, fake_getenv);
-    for (size_t i = 0; i < 3; i++) {
-        void *p = (void *)(i == 2 ? c->also_output : i ? c->cupti_lib : c->output);
+    for (size_t i = 0; i < 4; i++) {
+        void *p = (void *)(i == 3 ? c->range_name : i == 2 ? c->also_output : i ? c->cupti_lib : c->output);
         if (p && nowned < sizeof owned / sizeof owned[0])
             owned[nowned++] = p;
     }
@@ -246,21 +246,26 @@ static void test_other_bad_values(void **state)
     }
 }
 
-/* KTIME_RANGE: profiler-api, all, and bad values with one warning each. */
+/* KTIME_RANGE: profiler-api, nvtx:NAME, all, and bad values with one warning each. */
 static void test_range(void **state)
 {
     struct config c;
     const char *on[] = { "KTIME_RANGE", "Profiler-API", NULL };
-    const char *bad[] = { "KTIME_RANGE", "nvtx:step", NULL };
+    const char *nvtx[] = { "KTIME_RANGE", "nvtx:train step", NULL };
+    const char *bad[] = { "KTIME_RANGE", "nvtx:", NULL };
     const char *cupti[] = { "KTIME_RANGE", "profiler-api", "KTIME_TIMER", "cupti", NULL };
 
     load(&c, on);
     assert_int_equal(c.range, RANGE_PROFILER_API);
     assert_string_equal(captured, "");
+    load(&c, nvtx);
+    assert_int_equal(c.range, RANGE_NVTX);
+    assert_string_equal(c.range_name, "train step");
+    assert_string_equal(captured, "");
     load(&c, bad);
     assert_int_equal(c.range, RANGE_ALL);
     assert_int_equal(count_lines(captured), 1);
-    assert_non_null(strstr(captured, "not supported yet"));
+    assert_non_null(strstr(captured, "names no range"));
     load(&c, cupti);
     assert_int_equal(c.range, RANGE_ALL);
     assert_int_equal(count_lines(captured), 1);
