@@ -385,8 +385,9 @@ static void region_head(FILE *f, const struct report_region *g)
             g->total_us / 1000.0);
 }
 
-/* The ranges' sections (NVTX, ktime_range_push), after the memory operations. */
-static void regions_text(FILE *f, const struct report *r)
+/* The ranges' sections (NVTX, ktime_range_push), after the memory operations. A kernel is named
+ * as in the kernels' table (rows, n), with its [n] when the name was cut there. */
+static void regions_text(FILE *f, const struct report *r, const struct row *rows, size_t n)
 {
     if (!r->regions)
         return;
@@ -406,15 +407,25 @@ static void regions_text(FILE *f, const struct report *r)
                 "Mean us", "Med us", "p99 us", "Min us", "Max us", "Stddev us", "Kernel");
         for (size_t j = 0; j < g->nrows; j++) {
             const struct report_region_row *w = &g->rows[j];
+            const struct row *kr = NULL;
             char shortname[NAME_WIDTH + 8];
-            report_short_name(w->name ? w->name : w->mangled, shortname, sizeof shortname,
-                              NAME_WIDTH);
+            for (size_t i = 0; i < n && !kr; i++)
+                if (rows[i].k->mangled == w->mangled)
+                    kr = &rows[i];
+            if (kr)
+                snprintf(shortname, sizeof shortname, "%s", kr->shortname);
+            else
+                report_short_name(w->name ? w->name : w->mangled, shortname, sizeof shortname,
+                                  NAME_WIDTH);
             fprintf(f, "%7.2f %12.3f %9llu %11.3f ",
                     g->total_us > 0 ? 100.0 * w->st.sum / g->total_us : 0.0, w->st.sum / 1000.0,
                     (unsigned long long)w->st.n, w->st.mean);
             text_quantiles(f, w->sk, &w->st, "-");
-            fprintf(f, "%11.3f %11.3f %11.3f  %s\n", w->st.min, w->st.max, stats_stddev(&w->st),
+            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->st.min, w->st.max, stats_stddev(&w->st),
                     shortname);
+            if (kr && kr->ref)
+                fprintf(f, " [%d]", kr->ref);
+            fputc('\n', f);
         }
     }
 }
@@ -625,7 +636,7 @@ int report_write_text(FILE *f, struct report *r)
     if (timer_is(r, "both"))
         bias_table(f, r, rows);
     memops_text(f, r);
-    regions_text(f, r);
+    regions_text(f, r, rows, r->nkernels);
     fputc('\n', f);
     char unsampled_words[48] = "", node_words[96] = "", outside_words[48] = "";
     if (r->range)

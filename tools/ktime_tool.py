@@ -556,8 +556,10 @@ def memops_text(r, out):
         out.append(line + "\n")
 
 
-def regions_text(r, out):
-    """The ranges' sections (report.c regions_text)."""
+def regions_text(r, out, named=None):
+    """The ranges' sections (report.c regions_text). named: (kind, mangled) -> (short name, ref)
+    of the kernels' table, so that a kernel reads the same in both."""
+    named = named or {}
     rg = r.get("regions")
     if not isinstance(rg, dict):
         return
@@ -584,11 +586,13 @@ def regions_text(r, out):
             "Time%", "Total ms", "Timed", "Mean us", "Med us", "p99 us", "Min us", "Max us",
             "Stddev us", "Kernel"))
         for k in ks:
+            short, ref = named.get((k.get("kind", "kernel"), k["mangled"]),
+                                   (short_name(raw(k, "name"))[0], 0))
             out.append("%7.2f %12.3f %9d %11.3f " % (k.get("percent", 0.0), k["total_ms"], k["timed"],
                                                      k["mean_us"])
                        + q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
-                       + "%11.3f %11.3f %11.3f  %s\n" % (k["min_us"], k["max_us"], stddev_of(k),
-                                                       short_name(raw(k, "name"))[0]))
+                       + "%11.3f %11.3f %11.3f  %s%s\n" % (k["min_us"], k["max_us"], stddev_of(k),
+                                                         short, " [%d]" % ref if ref else ""))
 
 
 def merge_regions(reps, path):
@@ -710,7 +714,8 @@ def render_text(r, rows=None, shown=None):
             else:
                 out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
     memops_text(r, out)
-    regions_text(r, out)
+    regions_text(r, out, {(k.get("kind", "kernel"), k["mangled"]): (s, ref)
+                          for k, s, ref in zip(rows, shorts, refs)})
     out.append("\n")
     t = r["totals"]
     tg = lambda key: t.get(key, 0) or 0
