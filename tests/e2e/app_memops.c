@@ -14,6 +14,8 @@
  *              does (default: the exported symbols)
  *   --stream   on a created stream (default: the legacy default stream)
  *   --ptsz     the per-thread default stream (the _ptsz/_ptds entry points)
+ *   --capture N  then, on a created stream under graph capture, N times an HtoD copy from
+ *              pinned memory, a DtoD copy and a set (async): captured, never run
  * Prints "iterations N", "bytes N" and "kernel k_mem launched N".
  */
 #include "apputil.h"
@@ -60,7 +62,7 @@ static void *proc(const char *name, int ptsz)
 int main(int argc, char **argv)
 {
     int via_proc = 0, use_stream = 0, ptsz = 0, a = 1;
-    long iters, i;
+    long iters, i, captures = 0;
     size_t bytes;
     CUdevice dev;
     CUcontext ctx, other;
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--proc")) via_proc = 1;
         else if (!strcmp(argv[a], "--stream")) use_stream = 1;
         else if (!strcmp(argv[a], "--ptsz")) ptsz = 1;
+        else if (!strcmp(argv[a], "--capture") && a + 1 < argc) captures = app_long(argv[++a], "captures");
         else {
             fprintf(stderr, "%s: unknown option %s\n", app_prog, argv[a]);
             return 2;
@@ -144,6 +147,20 @@ int main(int argc, char **argv)
         CK(cuLaunchKernel(k, 8, 1, 1, 256, 1, 1, 0, s, params, NULL));
     }
     CK(cuCtxSynchronize());
+    if (captures > 0) {
+        CUstream cs;
+        CUgraph g;
+        CK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING));
+        CK(cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED));
+        for (i = 0; i < captures; i++) {
+            CK(htod(d1, pinned, bytes, cs));
+            CK(dtod(d2, d1, bytes, cs));
+            CK(set8(d3, 2, bytes, cs));
+        }
+        CK(cuStreamEndCapture(cs, &g));
+        CK(cuGraphDestroy(g));
+        CK(cuStreamDestroy(cs));
+    }
     free(pageable);
     CK(cuMemFreeHost(pinned));
     printf("iterations %ld\nbytes %zu\nkernel k_mem launched %ld\n", iters, bytes, 2 * iters);

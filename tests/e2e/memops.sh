@@ -55,6 +55,15 @@ all_exact() {
         memop_exact "$_r" memset $((2 * N - $2)) 375 && kernel_exact "$_r" $((2 * N - $2))
 }
 
+# pairs_only REPORT COUNTFILE: the fake recorded two events per timed launch and per timed
+# memory operation, none more.
+pairs_only() {
+    _want=$(($(jv "$1" totals.timed) + $(jv "$1" 'memops[kind=HtoD].timed') + $(jv "$1" 'memops[kind=DtoH].timed') +
+        $(jv "$1" 'memops[kind=DtoD].timed') + $(jv "$1" 'memops[kind=peer].timed') + $(jv "$1" 'memops[kind=memset].timed')))
+    [ "$(fcount "$2" event_record)" = $((2 * _want)) ] ||
+        { echo "fake: $(fcount "$2" event_record) cuEventRecord calls, want $((2 * _want))"; return 1; }
+}
+
 run_plain p "$M" $N $B
 for mode in legacy:"" stream:--stream ptsz:--ptsz proc:--proc procptsz:"--proc --ptsz --stream"; do
     m=${mode%%:*}
@@ -106,6 +115,15 @@ check "KTIME_MEMOPS=0: no section in the text" sh -c "! grep -q '^memory operati
 run_ktime bad KTIME_MEMOPS=sometimes KTIME_OUTPUT="$tmp/bad.json" "$M" 2 4000
 check "KTIME_MEMOPS=sometimes: a warning naming it, and on" \
     sh -c "grep -q '^ktime: warning: KTIME_MEMOPS' '$tmp/bad.err' && '$JCHECK' '$tmp/bad.json' 'memops[kind=HtoD].calls' == 4"
+
+# --- copies into a stream capture: counted as captured, never timed -----------------------------
+run_plain cp "$M" --capture 7 $N $B
+run_ktime cap KTIME_OUTPUT="$tmp/cap.json" FAKECUDA_COUNT_FILE="$tmp/cap.cnt" "$M" --capture 7 $N $B
+check "capture: same stdout and exit status" same_run cp cap
+check "capture: 7 of each kind captured, as the fake counted 21; the rest as without a capture" \
+    sh -c "'$JCHECK' '$tmp/cap.json' 'memops[kind=HtoD].captured' == 7 && '$JCHECK' '$tmp/cap.json' 'memops[kind=DtoD].captured' == 7 && '$JCHECK' '$tmp/cap.json' 'memops[kind=memset].captured' == 7 && [ \$(awk '\$1 == \"copy_captured\" { print \$2 }' '$tmp/cap.cnt') = 21 ] && '$JCHECK' '$tmp/cap.json' 'memops[kind=HtoD].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/cap.json' 'memops[kind=HtoD].calls' == $((2 * N + 7))"
+check "capture: no event recorded into the capture (two per timed launch or copy, the fake's count)" \
+    pairs_only "$tmp/cap.json" "$tmp/cap.cnt"
 
 # --- a program with copies and no kernel in flight: a report all the same ---------------------
 run_ktime few KTIME_OUTPUT="$tmp/few.json" "$M" 3 4000
