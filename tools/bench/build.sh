@@ -99,6 +99,11 @@ if step libcuptitrace "$CC" -O2 -g -std=gnu11 -Wall -Wextra -fPIC -shared -I"$CU
     check libcuptitrace "does not subscribe to CUPTI callbacks" no_subscribe "$OUTDIR/libcuptitrace.so"
 fi
 
+# range_cost: ktime_range_push/pop against two clock reads (no CUDA).
+if step range_cost "$CC" -O2 -g -std=gnu11 -Wall -Wextra -o "$OUTDIR/range_cost" "$HERE/range_cost.c" -ldl; then
+    built+=(range_cost)
+fi
+
 # eventcost: the raw cost of the drain's driver calls, and their answers before completion.
 if step eventcost "$CC" -O2 -g -std=gnu11 -Wall -Wextra -I"$CUDA_HOME/include" \
     -o "$OUTDIR/eventcost" "$HERE/eventcost.c" -L"$CUDA_HOME/lib64/stubs" -lcuda -lpthread; then
