@@ -2,6 +2,11 @@
 // GPU test of memory-operation timing (tests/gpu/memops.sh, issue 13).
 //
 //   memops MIB ITERATIONS
+//   memops bench N           the cost per call (tests/gpu/memops_bench.sh): N cudaMemcpyAsync of
+//                            4 bytes from pinned memory on a created stream, then N with the
+//                            program's own event pair around each (the raw cost of timing a
+//                            copy with events), then N synchronous 4-byte cudaMemcpy DtoH (as
+//                            PyTorch's .item() makes); prints the CPU ns per call of each
 //
 // Each iteration, on one created stream unless said: touch<<<>>>; cudaMemcpyAsync HtoD from
 // pinned memory; cudaMemcpyAsync DtoH to pinned memory; cudaMemcpyAsync DtoD; cudaMemsetAsync;
@@ -12,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     std::fprintf(stderr, "memops: %s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
@@ -23,8 +29,52 @@ __global__ void touch(float *p, size_t n)
         p[i] += 1.0f;
 }
 
+static double now_ns()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int bench(long n)
+{
+    float *d, *h;
+    cudaStream_t s;
+    cudaEvent_t a, b;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaMalloc(&d, 4));
+    CK(cudaMallocHost(&h, 4));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int i = 0; i < 100; i++) /* warm every path */
+        CK(cudaMemcpyAsync(d, h, 4, cudaMemcpyHostToDevice, s));
+    CK(cudaStreamSynchronize(s));
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++)
+        CK(cudaMemcpyAsync(d, h, 4, cudaMemcpyHostToDevice, s));
+    double t1 = now_ns();
+    CK(cudaStreamSynchronize(s));
+    double t2 = now_ns();
+    for (long i = 0; i < n; i++) {
+        CK(cudaEventRecord(a, s));
+        CK(cudaMemcpyAsync(d, h, 4, cudaMemcpyHostToDevice, s));
+        CK(cudaEventRecord(b, s));
+    }
+    double t3 = now_ns();
+    CK(cudaStreamSynchronize(s));
+    double t4 = now_ns();
+    for (long i = 0; i < n / 10; i++)
+        CK(cudaMemcpy(h, d, 4, cudaMemcpyDeviceToHost));
+    double t5 = now_ns();
+    std::printf("async_ns %.1f\nasync_events_ns %.1f\nsync_dtoh_ns %.1f\n", (t1 - t0) / n,
+                (t3 - t2) / n, (t5 - t4) / (n / 10));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && std::strcmp(argv[1], "bench") == 0)
+        return bench(std::atol(argv[2]));
     if (argc != 3) {
         std::fprintf(stderr, "usage: memops MIB ITERATIONS\n");
         return 2;
