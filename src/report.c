@@ -827,6 +827,15 @@ static void json_histogram(FILE *f, const char *lead, const struct sketch *s)
 }
 
 /* ", \"keys[i]\": v[i]" for each of n numbers. */
+/* s as a JSON string, or null. */
+static void json_string_or_null(FILE *f, const char *s)
+{
+    if (s)
+        report_json_string(f, s);
+    else
+        fputs("null", f);
+}
+
 static void json_nums(FILE *f, const char *const *keys, const double *v, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -921,10 +930,7 @@ static void regions_json(FILE *f, const struct report *r)
     for (size_t i = 0; i < r->nregions; i++) {
         const struct report_region *g = &r->regions[i];
         fprintf(f, "%s\n    { \"name\": ", i ? "," : "");
-        if (g->name)
-            report_json_string(f, g->name);
-        else
-            fputs("null", f);
+        json_string_or_null(f, g->name);
         fprintf(f, ", \"closed\": %llu, \"open_at_exit\": %llu, \"wall_ms\": ",
                 (unsigned long long)g->ranges, (unsigned long long)g->open);
         json_num(f, g->wall_ms);
@@ -1027,10 +1033,7 @@ int report_write_json(FILE *f, struct report *r)
         fputc(']', f);
     }
     fprintf(f, ",\n  \"host\": ");
-    if (r->host)
-        report_json_string(f, r->host);
-    else
-        fputs("null", f);
+    json_string_or_null(f, r->host);
     if (r->host)
         json_bytes_member(f, ",\n  ", "host", r->host);
     /* Digits as the launcher wrote them ("007" is 7: JSON has no leading zeros). */
@@ -1053,15 +1056,9 @@ int report_write_json(FILE *f, struct report *r)
             r->gate_unavailable, r->contexts, r->warmup, r->group_shape ? "shape" : "name");
     fprintf(f, "  \"timer\": { \"requested\": \"%s\", \"used\": \"%s\", \"note\": ",
             r->timer_requested ? r->timer_requested : "events", r->timer ? r->timer : "events");
-    if (r->timer_note)
-        report_json_string(f, r->timer_note);
-    else
-        fputs("null", f);
+    json_string_or_null(f, r->timer_note);
     fprintf(f, ", \"cupti_library\": ");
-    if (r->cupti_library)
-        report_json_string(f, r->cupti_library);
-    else
-        fputs("null", f);
+    json_string_or_null(f, r->cupti_library);
     fprintf(f, ", \"cupti_records_dropped\": %llu, \"cupti_buffers_refused\": %llu },\n",
             (unsigned long long)r->cupti_dropped, (unsigned long long)r->cupti_refused);
     if (r->range) {
@@ -1087,10 +1084,7 @@ int report_write_json(FILE *f, struct report *r)
         report_json_string(f, r->devices[d].name);
         json_bytes_member(f, ", ", "name", r->devices[d].name);
         fprintf(f, ", \"uuid\": ");
-        if (r->devices[d].uuid[0])
-            report_json_string(f, r->devices[d].uuid);
-        else
-            fputs("null", f);
+        json_string_or_null(f, r->devices[d].uuid[0] ? r->devices[d].uuid : NULL);
         fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
         report_json_string(f, r->devices[d].driver);
         fprintf(f, ", \"floor_events_us\": ");

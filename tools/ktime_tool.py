@@ -595,39 +595,31 @@ def regions_text(r, out, named=None):
                                                          short, " [%d]" % ref if ref else ""))
 
 
+def group_by(items, key):
+    """The items in lists by key(item), in the order the keys first appear."""
+    out = {}
+    for it in items:
+        out.setdefault(key(it), []).append(it)
+    return out
+
+
 def merge_regions(reps, path):
     """The ranges of several reports, by name, their kernels by mangled name; None when no
     input had any."""
     rgs = [r["regions"] for r in reps if isinstance(r.get("regions"), dict)]
     if not rgs:
         return None
-    groups, order = {}, []
-    for rg in rgs:
-        for g in rg.get("ranges") or []:
-            key = g.get("name")
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append(g)
     ranges = []
-    for key in order:
-        gs = groups[key]
+    for key, gs in group_by([g for rg in rgs for g in rg.get("ranges") or []],
+                            lambda g: g.get("name")).items():
         e = {"name": key}
         for f in ("closed", "open_at_exit", "timed"):
             e[f] = sum(g.get(f, 0) or 0 for g in gs)
         e["wall_ms"] = sum(g.get("wall_ms", 0.0) or 0.0 for g in gs)
         e["total_ms"] = sum(g.get("total_ms", 0.0) or 0.0 for g in gs)
-        byk, korder = {}, []
-        for g in gs:
-            for k in g.get("kernels") or []:
-                kk = (k.get("kind", "kernel"), k["mangled"])
-                if kk not in byk:
-                    byk[kk] = []
-                    korder.append(kk)
-                byk[kk].append(k)
         kernels = []
-        for kk in korder:
-            ks = byk[kk]
+        for kk, ks in group_by([k for g in gs for k in g.get("kernels") or []],
+                               lambda k: (k.get("kind", "kernel"), k["mangled"])).items():
             st = merge_stats(ks, path)
             m = {"name": ks[0]["name"], "mangled": kk[1], "kind": kk[0], "timed": st["timed"],
                  "total_ms": st["sum_us"] / 1000.0}
