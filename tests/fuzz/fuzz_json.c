@@ -2,7 +2,9 @@
  * whose names, command line and numbers come from the input, in JSON and as text.
  *
  * Input: NUL-separated fields. The first is escaped alone; the rest, with a few bytes of
- * numbers between them, fill a report of up to 4 kernels on up to 2 devices. Properties:
+ * numbers between them, fill a report of up to 4 kernels on up to 2 devices, with (as the
+ * input says) memory operations, ranges (named from the input, one maybe outside every range),
+ * an NVTX capture range of any name, and the L2 flush. Properties:
  * an escaped string is one valid JSON string, UTF-8, that decodes to the input with each
  * byte that begins no well-formed UTF-8 sequence as U+FFFD; a whole report is one valid
  * JSON document (RFC 8259: strings UTF-8, numbers that are numbers); the text report is
@@ -78,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(dsk, 0, sizeof dsk);
 #define STR() (str[nstr] = fuzz_field(&in), str[nstr++])
     uint8_t shape = fuzz_byte(&in);
+    uint8_t extra = fuzz_byte(&in); /* early, so that short inputs reach these parts too */
     r.version = STR();
     r.build = STR();
     r.argc = shape % 4;
@@ -133,6 +136,80 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     r.kernels = k;
     r.drops[DROP_POOL_EXHAUSTED] = fuzz_byte(&in);
+
+    /* Memory operations, ranges, the capture range, the L2 flush. */
+    struct report_kernel mo[2];
+    struct stats mper[2][2];
+    static struct sketch msk[2];
+    struct report_region rg[3];
+    struct report_region_row rr[3][3];
+    static struct sketch rsk[3][3];
+    static char range_mode[300];
+    memset(mo, 0, sizeof mo);
+    memset(mper, 0, sizeof mper);
+    memset(msk, 0, sizeof msk);
+    memset(rg, 0, sizeof rg);
+    memset(rr, 0, sizeof rr);
+    memset(rsk, 0, sizeof rsk);
+    r.memops = extra & 1;
+    r.nmemops = r.memops ? (size_t)(extra >> 1 & 3) % 3 : 0;
+    for (size_t i = 0; i < r.nmemops; i++) {
+        mo[i].mangled = STR();
+        mo[i].name = extra & 8 ? STR() : NULL;
+        mo[i].kind = REPORT_MEMOP;
+        mo[i].calls = fuzz_byte(&in);
+        mo[i].captured = fuzz_byte(&in) % 3;
+        mo[i].bytes = fuzz_u64(&in);
+        mo[i].timed_bytes = fuzz_u64(&in);
+        mo[i].per_dev = mper[i];
+        mo[i].sk = &msk[i];
+        for (int d = 0; d < r.ndevices; d++)
+            for (int s = fuzz_byte(&in) % 6; s > 0; s--) {
+                double x = fuzz_byte(&in) * 0.75;
+                stats_add(&mper[i][d], x);
+                sketch_add(&msk[i], x);
+            }
+    }
+    r.memops_rows = mo;
+    if (extra & 16) {
+        r.region_mode = extra & 32 ? "outermost" : "innermost";
+        r.nvtx = STR();
+        r.region_unmatched_pops = fuzz_byte(&in);
+        r.nregions = 1 + (size_t)(extra >> 6) % 3;
+        for (size_t g = 0; g < r.nregions; g++) {
+            uint8_t how = fuzz_byte(&in);
+            rg[g].name = g == 0 && how & 1 ? NULL : STR();
+            rg[g].ranges = fuzz_byte(&in);
+            rg[g].open = how & 2 ? fuzz_byte(&in) % 3 : 0;
+            rg[g].wall_ms = fuzz_u64(&in) / 1e3;
+            rg[g].nrows = (size_t)(how >> 2) % 4;
+            rg[g].rows = rr[g];
+            for (size_t j = 0; j < rg[g].nrows; j++) {
+                /* A kernel of the table (its name as there), or a name of its own. */
+                rr[g][j].mangled = r.nkernels && how & 64 ? k[j % r.nkernels].mangled : STR();
+                rr[g][j].name = how & 128 ? STR() : NULL;
+                rr[g][j].kind = how & 32 ? REPORT_GRAPH : REPORT_KERNEL;
+                rr[g][j].sk = how & 16 ? &rsk[g][j] : NULL;
+                for (int s = fuzz_byte(&in) % 6; s > 0; s--) {
+                    double x = fuzz_byte(&in) * 1.5;
+                    stats_add(&rr[g][j].st, x);
+                    sketch_add(&rsk[g][j], x);
+                }
+                rg[g].total_us += rr[g][j].st.sum;
+                rg[g].timed += rr[g][j].st.n;
+            }
+        }
+        r.regions = rg;
+    }
+    if (extra & 4) {
+        snprintf(range_mode, sizeof range_mode, "nvtx:%s", STR());
+        r.range = range_mode;
+        r.range_starts = fuzz_byte(&in);
+        r.ranges = fuzz_byte(&in);
+    }
+    r.flush_l2 = extra & 2;
+    r.flush_bytes = r.flush_l2 ? fuzz_u64(&in) : 0;
+    r.flush_contexts = r.flush_l2 ? fuzz_byte(&in) % 3 : 0;
 
     char *buf = NULL;
     size_t len = 0, at;
