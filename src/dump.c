@@ -62,8 +62,8 @@ static bool dump_open(void)
     if (dump_state)
         return dump_state > 0 && dump_pid == getpid();
     dump_state = -1;
-    if (outpath_expand(kt.cfg.dump, (long)getpid(), outpath_hostname(host, sizeof host), path,
-                       sizeof path, env_get) != 0 ||
+    if (outpath_resolve(kt.cfg.dump, kt.start_dir, (long)getpid(),
+                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0 ||
         (dump_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
         log_warn("KTIME_DUMP_SAMPLES '%s' cannot be written; no samples are dumped", kt.cfg.dump);
         return false;

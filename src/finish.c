@@ -78,8 +78,8 @@ static void deliver_also(struct report *r)
     const char *why = NULL;
     char host[256];
 
-    if (outpath_expand(kt.cfg.also_output, r->pid, outpath_hostname(host, sizeof host), path,
-                       sizeof path, env_get) != 0) {
+    if (outpath_resolve(kt.cfg.also_output, kt.start_dir, r->pid,
+                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_ALSO_OUTPUT expands to more than %d bytes; not written", PATH_MAX - 1);
         return;
     }
@@ -240,12 +240,10 @@ static const char *rank_default(void)
  * path. Returns 0, or -1 when it does not fit. */
 static int expand_output(const char *tmpl, long pid, char *path, size_t size)
 {
-    char anchored[PATH_MAX], host[256];
+    char host[256];
 
-    if (outpath_in_dir(tmpl, kt.start_dir, anchored, sizeof anchored) != 0)
-        return -1;
-    return outpath_expand(anchored, pid, outpath_hostname(host, sizeof host), path, size,
-                          env_get);
+    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
+                           size, env_get);
 }
 
 /* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
@@ -313,8 +311,8 @@ static void deliver_trace(void)
     struct output o;
     const char *why = NULL;
 
-    if (outpath_expand(kt.cfg.trace, (long)getpid(), outpath_hostname(host, sizeof host), path,
-                       sizeof path, env_get) != 0) {
+    if (outpath_resolve(kt.cfg.trace, kt.start_dir, (long)getpid(),
+                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_TRACE '%s' is too long once expanded; no trace written", kt.cfg.trace);
         return;
     }

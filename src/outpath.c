@@ -200,3 +200,16 @@ const char *outpath_hostname(char *buf, size_t n)
     buf[n - 1] = '\0'; /* POSIX leaves a truncated name unterminated */
     return buf;
 }
+
+int outpath_resolve(const char *tmpl, const char *dir, long pid, const char *host, char *out,
+                    size_t outsz, const char *(*getenv_fn)(const char *name))
+{
+    char anchored[4096];
+
+    if (outpath_in_dir(tmpl, dir, anchored, sizeof anchored) != 0) {
+        if (outsz)
+            out[0] = '\0';
+        return -1;
+    }
+    return outpath_expand(anchored, pid, host, out, outsz, getenv_fn);
+}

@@ -29,6 +29,12 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
  * as much as fits, terminated when outsz > 0). Never allocates. */
 int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz);
 
+/* An output file's template tmpl (KTIME_OUTPUT, KTIME_TRACE, KTIME_DUMP_SAMPLES ...) anchored
+ * in dir when relative (outpath_in_dir), then expanded (outpath_expand) into out. Returns 0,
+ * or -1 when either does not fit. Never allocates. */
+int outpath_resolve(const char *tmpl, const char *dir, long pid, const char *host, char *out,
+                    size_t outsz, const char *(*getenv_fn)(const char *name));
+
 /* The process's rank in a multi-process job, from the first of RANK (torchrun),
  * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK that holds a
  * decimal number of 1 to 9 digits (anything else in one is passed over); NULL when none. */

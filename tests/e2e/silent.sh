@@ -113,6 +113,10 @@ check "chdir before exit: the line names the absolute path" one_line "$tmp/cd.wr
 check "chdir before exit, with %p: in the start directory" sh -c "ls '$tmp/start'/rel-*.json >/dev/null 2>&1 && ! ls '$tmp/elsewhere'/rel-*.json >/dev/null 2>&1"
 (cd "$tmp/start" && run_ktime cdi KTIME_OUTPUT=idle.json "$A" --chdir "$tmp/elsewhere" $NOLAUNCH)
 check "chdir, no launches: the empty report in the start directory" sh -c "[ -s '$tmp/start/idle.json' ] && [ ! -e '$tmp/elsewhere/idle.json' ]"
+(cd "$tmp/start" && run_ktime cdt KTIME_OUTPUT=t.json KTIME_TRACE=t.trace.json KTIME_DUMP_SAMPLES=t.samples \
+    KTIME_ALSO_OUTPUT=t.txt "$A" --chdir "$tmp/elsewhere" k=1000:10)
+check "chdir: the trace, the samples and the second report in the start directory too" \
+    sh -c "[ -s '$tmp/start/t.trace.json' ] && [ -s '$tmp/start/t.samples' ] && [ -s '$tmp/start/t.txt' ] && [ ! -e '$tmp/elsewhere/t.trace.json' ] && [ ! -e '$tmp/elsewhere/t.samples' ] && [ ! -e '$tmp/elsewhere/t.txt' ]"
 (cd "$tmp/start" && run_ktime cdr RANK=1 WORLD_SIZE=2 "$A" --chdir "$tmp/elsewhere" k=1000:10)
 check "chdir, a rank's default name: in the start directory" sh -c "ls '$tmp/start'/ktime-*-1.txt >/dev/null 2>&1 && ! ls '$tmp/elsewhere'/ktime-* >/dev/null 2>&1"
 finish

@@ -268,6 +268,24 @@ static void test_hostname(void **state)
     assert_string_equal(outpath_hostname(NULL, 0), OUTPATH_UNKNOWN_HOST);
 }
 
+/* outpath_resolve: a relative template in the start directory (its % kept as such), then
+ * expanded; an absolute one as it is; NULL or empty dir: the template alone. */
+static void test_resolve(void **state)
+{
+    char out[64];
+
+    assert_int_equal(outpath_resolve("t-%p.json", "/start/50%", 42, "h", out, sizeof out,
+                                     fake_getenv), 0);
+    assert_string_equal(out, "/start/50%/t-42.json");
+    assert_int_equal(outpath_resolve("/abs/%h.txt", "/start", 42, "h", out, sizeof out,
+                                     fake_getenv), 0);
+    assert_string_equal(out, "/abs/h.txt");
+    assert_int_equal(outpath_resolve("rel", NULL, 1, "h", out, sizeof out, fake_getenv), 0);
+    assert_string_equal(out, "rel");
+    assert_int_equal(outpath_resolve("a-rather-long-name-%p.json", "/a/very/long/start/dir",
+                                     1, "h", out, 16, fake_getenv), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_unknown_placeholder_kept),
         cmocka_unit_test(test_bad_env_placeholder_kept),
         cmocka_unit_test(test_too_long),
+        cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_hostname),
     };
     log_set_level(LOG_WARN);
