@@ -2,6 +2,7 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "collect.h"
 #include "floor.h"
+#include "log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,17 @@
 #include "region.h"
 #include "state.h"
 #include "sysinfo.h"
+
+/* Out of memory merging launch shapes: a kernel's shapes no longer hold all its samples. */
+static void shapes_short(void)
+{
+    static bool said;
+
+    if (!said)
+        log_warn("out of memory: the launch shapes of some kernels miss samples (their rows "
+                 "and totals are whole)");
+    said = true;
+}
 
 static int device_index(const struct report *r, int ordinal)
 {
@@ -265,7 +277,8 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         stats_merge(&ks[row - 1].per_dev[d], &a->st);
         if (a->st.n)
             merge_sketch(r, &ks[row - 1], d, &a->sk);
-        shape_merge(&ks[row - 1].shapes, a->shapes);
+        if (shape_merge(&ks[row - 1].shapes, a->shapes) != 0)
+            shapes_short();
         /* Pairs the driver could not resolve are drops of reason event_error. */
         ks[row - 1].dropped += a->errors + a->forced;
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
@@ -364,7 +377,8 @@ int collect_hw(struct report *r, bool hw_primary)
             if (hw_primary && hd->st.n) {
                 rk->hw_timed += hd->st.n;
                 merge_sketch(r, rk, d, &hd->sk);
-                shape_merge(&rk->shapes, hd->shapes);
+                if (shape_merge(&rk->shapes, hd->shapes) != 0)
+                    shapes_short();
             }
         }
         if (!hw_primary)
