@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Ranges on a real GPU (issue 13): a PyTorch loop marks its phases with torch.cuda.nvtx
 (range_push/range_pop, NVTX through libktime as NVTX's tool, KTIME_NVTX=1) and, in a second
-run, with ktime_range_push/pop called through ctypes; KTIME_RANGE=nvtx:backward in a third.
+run, with ktime_range_push/pop called through ctypes; KTIME_RANGE=nvtx:backward in a third;
+and, where the nvtx package is installed, with nvtx.annotate in a domain of its own.
 
 usage: regions.py --lib LIB [--out DIR]
 
@@ -24,11 +25,20 @@ import tempfile
 
 WORKLOAD = r"""
 import ctypes, os, sys, torch
-api = sys.argv[1] == "api"
-if api:
+how = sys.argv[1]
+if how == "api":
     lib = ctypes.CDLL(os.environ["KTIME_LIB_PATH"])
     push = lambda n: lib.ktime_range_push(n.encode())
     pop = lib.ktime_range_pop
+elif how == "annotate":  # the nvtx package: a domain of its own, registered strings
+    import nvtx
+    stack = []
+    def push(n):
+        r = nvtx.annotate(n, domain="ktime-test")
+        r.__enter__()
+        stack.append(r)
+    def pop():
+        stack.pop().__exit__(None, None, None)
 else:
     push, pop = torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
 x = torch.ones(1 << 16, device="cuda")
@@ -85,8 +95,13 @@ def main():
     script = os.path.join(out, "workload.py")
     with open(script, "w") as f:
         f.write(WORKLOAD)
-    runs = (("nvtx", "nvtx", {"KTIME_NVTX": "1"}), ("api", "api", {}),
-            ("range", "nvtx", {"KTIME_NVTX": "1", "KTIME_RANGE": "nvtx:backward"}))
+    runs = [("nvtx", "nvtx", {"KTIME_NVTX": "1"}), ("api", "api", {}),
+            ("range", "nvtx", {"KTIME_NVTX": "1", "KTIME_RANGE": "nvtx:backward"})]
+    try:
+        import nvtx  # noqa: F401
+        runs.append(("annotate", "annotate", {"KTIME_NVTX": "1"}))
+    except ImportError:
+        print("# no nvtx package: nvtx.annotate not tried")
     reps = {}
     for label, how, extra in runs:
         env = dict(os.environ, LD_PRELOAD=lib, KTIME_LIB_PATH=lib,
@@ -103,7 +118,7 @@ def main():
             check(False, "%s: JSON report (%s)" % (label, e))
     if reps.get("nvtx"):
         print("# kernels: " + "; ".join(k["name"][:70] for k in reps["nvtx"]["kernels"]))
-    for label in ("nvtx", "api"):
+    for label in ("nvtx", "api", "annotate"):
         rep = reps.get(label)
         if not rep:
             continue
