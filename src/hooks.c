@@ -242,7 +242,7 @@ static void *swap_for_wrapper(void *p)
         CUresult r;                                                                        \
         if (!real)                                                                         \
             return CUDA_ERROR_NOT_INITIALIZED;                                             \
-        if (!launch_begin(&L, (void *)(handle), kind, (stream), ptds))                     \
+        if (!launch_begin(&L, (void *)(handle), kind, (stream), ptds, false))              \
             return real args;                                                              \
         L.shape = shp;                                                                     \
         L.bytes = 0;                                                                       \
@@ -262,11 +262,14 @@ static void *swap_for_wrapper(void *p)
         if (!memop_wanted())                                                               \
             return real args;                                                              \
         struct memop m = desc;                                                             \
-        if (!memop_begin(&L, &m, (stream), ptds))                                          \
-            return real args;                                                              \
+        bool bracketed = launch_begin(&L, (void *)MEMOP_KEY(m.kind), KTAB_MEMOP, (stream), \
+                                      ptds, m.blocking);                                   \
         L.shape = KTIME_SHAPE_NONE;                                                        \
+        L.bytes = m.bytes;                                                                 \
         r = real args;                                                                     \
-        memop_end(&L, r);                                                                  \
+        memop_count(&m, r);                                                                \
+        if (bracketed)                                                                     \
+            launch_end(&L, r);                                                             \
         return r;                                                                          \
     }
 #define HOOK_RUNTIME(name, params, args)

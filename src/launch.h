@@ -21,8 +21,6 @@ struct launch {
     bool exiting;          /* made while the report was being written: only counted */
     struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
     uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
-    int8_t memop;          /* memop.c: the memory operation's kind */
-    bool counted;          /* memop.c: only counted, launch_end() is not to follow */
 };
 
 /* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */
@@ -31,7 +29,8 @@ extern __thread int launch_busy __attribute__((tls_model("initial-exec")));
 /* First sight of a handle: names it, installs the exit handlers. Slow path, once each. */
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
 
-/* The bracketing part of launch_begin(): capture check, pool, start event. */
+/* The bracketing part of launch_begin(): capture check, pool, start event. first: never gated
+ * (a kernel's first launch, which may load its module; a call that may wait for its stream). */
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first);
 
@@ -99,8 +98,11 @@ void launch_capture_ended(CUresult r);
 /* Decides whether a launch of `handle` on stream s gets events; when it returns true
  * launch_end() must follow the real call (the start event is recorded, or the launch is only
  * counted there: timed by CUPTI, left out by KTIME_SAMPLE, made during the report). Never
- * blocks. */
-static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds)
+ * blocks. A memory operation (kind KTAB_MEMOP, handle its MEMOP_KEY) goes the same way;
+ * may_block: the call may wait for its stream, so it is never gated (it would wait for its own
+ * gate). Launches pass false, a constant. */
+static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds,
+                                bool may_block)
 {
     struct ktab_entry *k;
     bool inserted;
@@ -136,7 +138,7 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
         atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI &&
         !launch_drawn())
         return launch_untimed(L, k, s, ptds);
-    return launch_begin_timed(L, k, s, ptds, n == 0);
+    return launch_begin_timed(L, k, s, ptds, n == 0 || may_block);
 }
 
 #endif

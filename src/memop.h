@@ -1,7 +1,8 @@
 /* memop.h - memory operations (copies and sets), timed apart from kernels: what kind a driver
  * call is, how many bytes it moves, and its bracketing, by the same rules as a launch (warmup,
  * pool, capture, gate, range, KTIME_SAMPLE). Each kind is one row of the kernel table, under a
- * key no driver handle can have; the report shows those rows in their own section. */
+ * key no driver handle can have (MEMOP_KEY), bracketed by launch_begin()/launch_end() as a
+ * launch is; the report shows those rows in their own section. */
 #ifndef KTIME_MEMOP_H
 #define KTIME_MEMOP_H
 
@@ -61,12 +62,11 @@ struct memop memop_2d(const CUDA_MEMCPY2D *p, int async);
 struct memop memop_3d(const CUDA_MEMCPY3D *p, int async);
 struct memop memop_set(uint64_t width, uint64_t elem, uint64_t height, int async);
 
-/* Decides whether the operation m on stream s gets events, as launch_begin() does for a kernel.
- * Returns false when ktime keeps no count of it (the call then only passes through); when true,
- * memop_end() must follow the real call. Never blocks. */
-bool memop_begin(struct launch *L, const struct memop *m, CUstream s, int ptds);
-
-/* After the real call: its bytes (when it succeeded), then what launch_end() does. */
-void memop_end(struct launch *L, CUresult r);
+/* After the real call: m's bytes, when it succeeded, to its kind's count (warmup included). */
+static inline void memop_count(const struct memop *m, CUresult r)
+{
+    if (r == CUDA_SUCCESS)
+        atomic_fetch_add_explicit(&kt.memop_bytes[m->kind], m->bytes, memory_order_relaxed);
+}
 
 #endif
