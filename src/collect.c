@@ -82,25 +82,29 @@ static int collect_regions(struct report *r, struct report_kernel *ks, const uin
     uint32_t *group = NULL; /* region id -> 1 + its index in r->regions */
     struct agg *a, *atmp;
     size_t cap = REGION_SLOTS + 2;
+    /* Every name interned, the overflow entry and the launches outside every range; a name
+     * interned while this runs may find no room (its range is then left out). */
+    size_t ngroups = atomic_load(&region_stats.names) + 2;
 
     r->regions = NULL;
     r->nregions = 0;
     if (!region_any())
         return 0;
-    if (!(group = calloc(cap, sizeof *group)) || !(r->regions = calloc(cap, sizeof *r->regions))) {
+    if (!(group = calloc(cap, sizeof *group)) ||
+        !(r->regions = calloc(ngroups, sizeof *r->regions))) {
         free(group);
         return -1;
     }
-    for (uint32_t id = 1; id < cap; id++) {
+    for (uint32_t id = 1; id < cap && r->nregions + 1 < ngroups; id++) {
         const struct region_entry *e = region_entry_of(id);
         const char *name = region_name(id);
         if (!e || !name)
             continue;
         struct report_region *g = &r->regions[r->nregions++];
         g->name = name;
-        g->ranges = atomic_load(&((struct region_entry *)e)->pushes);
-        g->open = atomic_load(&((struct region_entry *)e)->open);
-        g->wall_ms = (double)atomic_load(&((struct region_entry *)e)->wall_ns) / 1e6;
+        g->ranges = e->pushes;
+        g->open = e->open;
+        g->wall_ms = (double)e->wall_ns / 1e6;
         group[id] = (uint32_t)r->nregions;
     }
     HASH_ITER(hh, aggs, a, atmp) {
@@ -109,7 +113,7 @@ static int collect_regions(struct report *r, struct report_kernel *ks, const uin
             continue;
         if (a->region >= cap || (a->region && !group[a->region]))
             continue;
-        if (!group[a->region]) { /* outside every range: a group of its own */
+        if (!group[a->region]) { /* outside every range: a group of its own, room kept */
             r->regions[r->nregions].name = NULL;
             group[a->region] = (uint32_t)++r->nregions;
         }
@@ -154,6 +158,18 @@ static int collect_regions(struct report *r, struct report_kernel *ks, const uin
     return 0;
 }
 
+static void free_rows(struct report_kernel *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].per_dev);
+        free(rows[i].hw);
+        free(rows[i].sk);
+        free(rows[i].dev_sk);
+        shape_set_free(rows[i].shapes);
+        free((char *)rows[i].name);
+    }
+}
+
 /* Moves the memory operations' rows out of r->kernels into r->memops_rows, by kind. */
 static int split_memops(struct report *r)
 {
@@ -175,8 +191,8 @@ static int split_memops(struct report *r)
     for (size_t i = 0; i < r->nkernels; i++) {
         if (r->kernels[i].kind != REPORT_MEMOP)
             r->kernels[n++] = r->kernels[i];
-        else if (!r->kernels[i].name) /* no label: not kept (never happens), freed here */
-            free(r->kernels[i].per_dev);
+        else if (!r->kernels[i].name) /* its label could not be copied: not shown */
+            free_rows(&r->kernels[i], 1);
     }
     r->nkernels = n;
     return 0;
@@ -410,18 +426,6 @@ int collect_hw(struct report *r, bool hw_primary)
             rk->incomplete += rest;
     }
     return 0;
-}
-
-static void free_rows(struct report_kernel *rows, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(rows[i].per_dev);
-        free(rows[i].hw);
-        free(rows[i].sk);
-        free(rows[i].dev_sk);
-        shape_set_free(rows[i].shapes);
-        free((char *)rows[i].name);
-    }
 }
 
 void collect_free(struct report *r)

@@ -139,6 +139,16 @@ static int cmp_rows(const void *a, const void *b)
     return strcmp(row_name(x), row_name(y));
 }
 
+/* The statistics of per[0..ndevices) merged: a row's samples on every device (NULL: none). */
+static struct stats all_devices(const struct report *r, const struct stats *per)
+{
+    struct stats s = { 0 };
+
+    for (int d = 0; per && d < r->ndevices; d++)
+        stats_merge(&s, &per[d]);
+    return s;
+}
+
 static struct row *make_rows(struct report *r, double *grand_total_us)
 {
     struct row *rows = calloc(r->nkernels ? r->nkernels : 1, sizeof *rows);
@@ -150,8 +160,7 @@ static struct row *make_rows(struct report *r, double *grand_total_us)
         rows[i].k = &r->kernels[i];
         if (r->kernels[i].shapes)
             shape_set_sorted(r->kernels[i].shapes);
-        for (int d = 0; d < r->ndevices; d++)
-            stats_merge(&rows[i].all, &r->kernels[i].per_dev[d]);
+        rows[i].all = all_devices(r, r->kernels[i].per_dev);
         rows[i].total_us = rows[i].all.sum;
         if (r->kernels[i].unsampled && rows[i].all.n)
             rows[i].total_us = rows[i].all.mean * (double)(rows[i].all.n + r->kernels[i].unsampled);
@@ -284,15 +293,6 @@ static int name_column(struct row *rows, size_t n)
 }
 
 /* Merges a kernel's CUPTI samples over its devices. */
-static struct stats hw_all(const struct report *r, const struct report_kernel *k)
-{
-    struct stats s = { 0 };
-
-    for (int d = 0; k->hw && d < r->ndevices; d++)
-        stats_merge(&s, &k->hw[d]);
-    return s;
-}
-
 /* KTIME_TIMER=both: per kernel, the events' mean against the hardware's. */
 static void bias_table(FILE *f, const struct report *r, const struct row *rows)
 {
@@ -302,7 +302,7 @@ static void bias_table(FILE *f, const struct report *r, const struct row *rows)
             "Bias us", "Kernel");
     for (size_t i = 0; i < r->nkernels; i++) {
         const struct row *w = &rows[i];
-        struct stats h = hw_all(r, w->k);
+        struct stats h = all_devices(r, w->k->hw);
         if (w->k->kind != REPORT_KERNEL || (w->all.n == 0 && h.n == 0))
             continue;
         if (w->all.n && h.n)
@@ -350,16 +350,6 @@ static void text_notes(FILE *f, const struct report_kernel *k, uint64_t timed, b
     if (k->incomplete)
         fprintf(f, "%s%llu incomplete", sep, (unsigned long long)k->incomplete);
     fputc(')', f);
-}
-
-/* All of a row's samples, every device together. */
-static struct stats all_devices(const struct report *r, const struct report_kernel *k)
-{
-    struct stats s = { 0 };
-
-    for (int d = 0; d < r->ndevices; d++)
-        stats_merge(&s, &k->per_dev[d]);
-    return s;
 }
 
 /* A memory operation's throughput over its timed calls, in GB/s (10^9 bytes), or -1. */
@@ -442,7 +432,7 @@ static void memops_text(FILE *f, const struct report *r)
             "Kind");
     for (size_t i = 0; i < r->nmemops; i++) {
         const struct report_kernel *k = &r->memops_rows[i];
-        struct stats s = all_devices(r, k);
+        struct stats s = all_devices(r, k->per_dev);
         double gbps = memop_gbps(k, &s);
         if (s.n > 0) {
             fprintf(f, "%12.3f %9llu %7llu %9llu %11.3f ", s.sum / 1000.0,
@@ -969,7 +959,7 @@ static void memops_json(FILE *f, const struct report *r)
     fputs("  \"memops\": [", f);
     for (size_t i = 0; i < r->nmemops; i++) {
         const struct report_kernel *k = &r->memops_rows[i];
-        struct stats s = all_devices(r, k);
+        struct stats s = all_devices(r, k->per_dev);
         double gbps = memop_gbps(k, &s);
         static const char *const keys[] = { "total_ms", "mean_us", "min_us", "max_us",
                                             "stddev_us", "sum_us", "m2_us2" };
@@ -1155,7 +1145,7 @@ int report_write_json(FILE *f, struct report *r)
                 (unsigned long long)k->in_graph, (unsigned long long)k->hw_timed,
                 w->all.n && near_floor(r, k, w->all.mean) ? "true" : "false");
         if (k->hw) {
-            struct stats h = hw_all(r, k);
+            struct stats h = all_devices(r, k->hw);
             fprintf(f, ",\n      \"hw\": { \"timed\": %llu, \"mean_us\": ", (unsigned long long)h.n);
             json_num(f, h.mean);
             fprintf(f, ", \"min_us\": ");
@@ -1361,7 +1351,7 @@ int report_write_csv(FILE *f, struct report *r)
         fprintf(f, ",%s,%s", w->all.n > 0 && w->all.n < FEW_SAMPLES ? "true" : "false",
                 w->all.n && near_floor(r, k, w->all.mean) ? "true" : "false");
         if (k->hw) {
-            struct stats h = hw_all(r, k);
+            struct stats h = all_devices(r, k->hw);
             csv_u(f, h.n);
             if (h.n)
                 csv_num(f, h.mean);
