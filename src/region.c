@@ -12,6 +12,8 @@ void (*_Atomic region_watch)(uint32_t id, uint64_t open_now, bool push);
 /* slots[REGION_SLOTS] is the overflow entry. */
 static struct region_entry slots[REGION_SLOTS + 1];
 static _Atomic int outermost;
+/* The name of a slot whose name could not be copied (out of memory). */
+static char no_name[] = "(out of memory)";
 
 struct region_stack {
     uint32_t depth;                 /* ranges open, deeper than REGION_DEPTH included */
@@ -66,7 +68,9 @@ uint32_t region_intern(const char *name)
             } else {
                 char *copy = strdup(name);
                 if (!copy) {
-                    /* The slot stays taken by a name nobody can match: never shown. */
+                    /* The slot stays taken by a name nobody matches (the threads waiting for
+                     * it move on), and never shown: it has no range. */
+                    atomic_store_explicit(&slots[i].name, no_name, memory_order_release);
                     return 0;
                 }
                 atomic_store_explicit(&slots[i].name, copy, memory_order_release);
@@ -79,7 +83,7 @@ uint32_t region_intern(const char *name)
             /* Its inserter is copying the name: a few instructions. */
             while (!(n = atomic_load_explicit(&slots[i].name, memory_order_acquire)))
                 ;
-            if (strcmp(n, name) == 0)
+            if (n != no_name && strcmp(n, name) == 0)
                 return i + 1;
         }
     }
@@ -150,7 +154,7 @@ const char *region_name(uint32_t id)
     if (id == REGION_OTHER + 1)
         return "(other ranges)";
     const struct region_entry *e = region_entry_of(id);
-    return e ? atomic_load_explicit(&((struct region_entry *)e)->name, memory_order_acquire) : NULL;
+    return e ? e->name : NULL;
 }
 
 bool region_any(void)
