@@ -67,7 +67,7 @@ done
 # Every variable the library reads (a "KTIME_..." string literal in src/) is listed with
 # its meaning in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
 # (config.c's table of known names also lists the launcher's and the tests' own: not settings.)
-grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*.[ch] | tr -d '"' |
+grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*/*.[ch] | tr -d '"' |
     grep -vxE 'KTIME_(LIBRARY|TOOL|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
 check "the library reads at least the 14 documented variables" sh -c "[ \$(wc -l <'$tmp/vars') -ge 14 ]"
 sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/README.md" | sort -u >"$tmp/readme_vars"

@@ -1,4 +1,4 @@
-/* fuzz_config.c - config_load (src/config.c) against any environment.
+/* fuzz_config.c - config_load (src/core/config.c) against any environment.
  *
  * Input: lines NAME=VALUE (NAME with or without KTIME_); the first line of a name is its
  * value, as getenv would give one. Properties: every setting within its documented range,

@@ -1,7 +1,7 @@
 # tests/fuzz/local.mk - the fuzz targets (included by Makefile.am; built with --enable-fuzz).
 #
 # Each target links the core files it exercises, compiled again with FUZZ_CFLAGS, and
-# fuzzutil.c (which stands in for src/log.c: messages are counted, not printed). Without
+# fuzzutil.c (which stands in for src/base/log.c: messages are counted, not printed). Without
 # libFuzzer, driver.c is the main program. tests/fuzz/fuzz.sh runs them (README there).
 
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/fuzz.sh tests/fuzz/corpus tests/fuzz/local.mk \
@@ -21,25 +21,27 @@ if FUZZ_DRIVER
 FUZZ_SUPPORT += tests/fuzz/driver.c
 endif
 
-tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz_config.c $(FUZZ_SUPPORT) src/config.c
+tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz_config.c $(FUZZ_SUPPORT) src/core/config.c
 tests_fuzz_fuzz_config_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_config_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_outpath_SOURCES = tests/fuzz/fuzz_outpath.c $(FUZZ_SUPPORT) src/outpath.c
+tests_fuzz_fuzz_outpath_SOURCES = tests/fuzz/fuzz_outpath.c $(FUZZ_SUPPORT) src/core/outpath.c
 tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/sysinfo.c \
-	src/report.c src/stats.c src/sketch.c src/shape.c src/conditions.c
+tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
+	src/report/report.c src/base/stats.c src/base/sketch.c src/base/shape.c src/report/conditions.c \
+	src/base/jsonout.c src/base/dl.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report.c src/stats.c \
-	src/sketch.c src/shape.c src/conditions.c
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report/report.c src/base/stats.c \
+	src/base/sketch.c src/base/shape.c src/report/conditions.c src/base/jsonout.c
 tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_json_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/sysinfo.c
+tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
+	src/base/dl.c
 tests_fuzz_fuzz_nvversion_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_nvversion_LDADD = $(FUZZ_ALL_LDADD)
 endif

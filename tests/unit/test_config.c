@@ -320,43 +320,71 @@ static void test_unknown_names(void **state)
     assert_non_null(strstr(captured, "KTIME_ZZZZZZZZZZ is not a ktime variable"));
 }
 
-/* Every "KTIME_..." string literal in src/ (a name the library reads) is in the one table. */
+/* The "KTIME_..." string literals of one source file: each must be in the one table. Returns
+ * how many it found. */
+static int names_in_file(const char *dir, const char *file)
+{
+    char path[4096], *buf;
+    size_t n;
+    int names = 0;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    buf = calloc(1, 1 << 20);
+    n = fread(buf, 1, (1 << 20) - 1, f);
+    fclose(f);
+    for (char *p = buf; (p = strstr(p, "\"KTIME_")); p++) {
+        size_t k = 1;
+        while (p[k] == '_' || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9'))
+            k++;
+        if (p[k] != '"' || k <= 7)
+            continue; /* a message that starts with a name, or the bare prefix */
+        names++;
+        if (!config_is_known(p + 1, k - 1))
+            fail_msg("%s: \"%.*s\" is read but not in config_known_names", file, (int)(k - 1),
+                     p + 1);
+    }
+    (void)n;
+    free(buf);
+    return names;
+}
+
+static bool source_file(const char *name)
+{
+    size_t len = strlen(name);
+
+    return (len > 2 && (!strcmp(name + len - 2, ".c") || !strcmp(name + len - 2, ".h"))) ||
+           (len > 4 && !strcmp(name + len - 4, ".def"));
+}
+
+/* Every "KTIME_..." string literal in src/ (a name the library reads, in any layer's folder)
+ * is in the one table. */
 static void test_table_has_every_name_in_src(void **state)
 {
-    DIR *d = opendir(KTIME_SRCDIR);
-    struct dirent *e;
+    DIR *top = opendir(KTIME_SRCDIR);
+    struct dirent *layer;
     int files = 0, names = 0;
 
-    assert_non_null(d);
-    while ((e = readdir(d))) {
-        char path[4096], *buf;
-        size_t len = strlen(e->d_name), n;
-        FILE *f;
-        if (len < 3 || (strcmp(e->d_name + len - 2, ".c") && strcmp(e->d_name + len - 2, ".h") &&
-                        strcmp(e->d_name + len - 4, ".def")))
+    assert_non_null(top);
+    while ((layer = readdir(top))) {
+        char dir[4096];
+        struct dirent *e;
+        DIR *d;
+        if (layer->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof path, "%s/%s", KTIME_SRCDIR, e->d_name);
-        f = fopen(path, "r");
-        assert_non_null(f);
-        buf = calloc(1, 1 << 20);
-        n = fread(buf, 1, (1 << 20) - 1, f);
-        fclose(f);
-        files++;
-        for (char *p = buf; (p = strstr(p, "\"KTIME_")); p++) {
-            size_t k = 1;
-            while (p[k] == '_' || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9'))
-                k++;
-            if (p[k] != '"' || k <= 7)
-                continue; /* a message that starts with a name, or the bare prefix */
-            names++;
-            if (!config_is_known(p + 1, k - 1))
-                fail_msg("%s: \"%.*s\" is read but not in config_known_names", e->d_name,
-                         (int)(k - 1), p + 1);
-        }
-        (void)n;
-        free(buf);
+        snprintf(dir, sizeof dir, "%s/%s", KTIME_SRCDIR, layer->d_name);
+        if (!(d = opendir(dir)))
+            continue; /* a file: src/layers.txt */
+        while ((e = readdir(d)))
+            if (source_file(e->d_name)) {
+                files++;
+                names += names_in_file(dir, e->d_name);
+            }
+        closedir(d);
     }
-    closedir(d);
+    closedir(top);
     assert_true(files > 10);
     assert_true(names > 10);
 }

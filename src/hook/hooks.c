@@ -22,16 +22,14 @@
 #undef cuStreamEndCapture
 
 #include "cuptitimer.h"
+#include "dl.h"
+#include "driver.h"
 #include "ktime.h"
 #include "lifecycle.h"
 #include "launch.h"
 #include "log.h"
 #include "memop.h"
 
-/* dlsym runs inside sanitizer runtimes' own start-up (they look up the functions they
- * intercept, before their shadow memory exists): no instrumentation there, in a
- * ThreadSanitizer or AddressSanitizer build of libktime. */
-#define KTIME_NO_SAN __attribute__((no_sanitize("thread", "address")))
 
 /* strcmp(a, b) == 0, without calling libc: a sanitizer runtime that asks dlsym for the
  * functions it intercepts has not set up its own strcmp yet. */
@@ -136,23 +134,6 @@ static void *_Atomic hook_real[HOOK_COUNT];
 
 /* ---- finding real symbols ---- */
 
-typedef void *(*dlsym_fn)(void *, const char *);
-static dlsym_fn real_dlsym_ptr;
-
-KTIME_NO_SAN static dlsym_fn real_dlsym(void)
-{
-    dlsym_fn f = __atomic_load_n(&real_dlsym_ptr, __ATOMIC_ACQUIRE);
-
-    if (!f) {
-        /* dlvsym is not interposed, so this finds libc's (or libdl's) dlsym. */
-        f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!f)
-            f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        __atomic_store_n(&real_dlsym_ptr, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
 static void *libcuda_handle(void)
 {
     static void *_Atomic handle;
@@ -172,7 +153,7 @@ static void *libcuda_handle(void)
 static void *hooks_driver_symbol(const char *name)
 {
     void *h = libcuda_handle();
-    dlsym_fn f = real_dlsym();
+    dlsym_fn f = dl_real_dlsym();
 
     return h && f ? f(h, name) : NULL;
 }
@@ -285,7 +266,7 @@ static void *swap_for_wrapper(void *p)
  * libcudart's. */
 KTIME_NO_SAN static void *runtime_real(const char *name)
 {
-    dlsym_fn f = real_dlsym();
+    dlsym_fn f = dl_real_dlsym();
     void *p = f ? f(RTLD_NEXT, name) : NULL;
 
     if (!p && f) {
@@ -325,7 +306,7 @@ KTIME_NO_SAN static void *runtime_real(const char *name)
 KTIME_NO_SAN static void *cupti_real(const char *name)
 {
     static const char *const sonames[] = { "libcupti.so.13", "libcupti.so.12" };
-    dlsym_fn f = real_dlsym();
+    dlsym_fn f = dl_real_dlsym();
     void *p = f ? f(RTLD_NEXT, name) : NULL;
 
     for (size_t i = 0; !p && f && i < sizeof sonames / sizeof sonames[0]; i++) {
@@ -386,14 +367,6 @@ KTIME_NO_SAN static void *cupti_watched(const char *name, void *p)
 #include "cuptihooks.def"
 #undef HOOK_CUPTI
     return p;
-}
-
-/* Whether the code at addr is libktime's own (its CUPTI timer looks libcupti up itself). */
-static bool in_ktime(const void *addr)
-{
-    Dl_info a, self;
-
-    return dladdr(addr, &a) && dladdr((void *)in_ktime, &self) && a.dli_fbase == self.dli_fbase;
 }
 
 /* Whether name is a runtime entry point that libktime exports but no CUDA runtime in the
@@ -804,7 +777,7 @@ KTIME_NO_SAN static int hook_by_name(const char *name)
 
 KTIME_NO_SAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
 {
-    dlsym_fn real = real_dlsym();
+    dlsym_fn real = dl_real_dlsym();
     void *p;
     int i;
 
@@ -825,8 +798,7 @@ KTIME_NO_SAN KTIME_EXPORT void *dlsym(void *handle, const char *name)
             name[4] == 'i') {
             if (cupti_absent(name))
                 return NULL;
-            if (handle != RTLD_NEXT && handle != RTLD_DEFAULT &&
-                !in_ktime(__builtin_return_address(0)))
+            if (handle != RTLD_NEXT && handle != RTLD_DEFAULT)
                 return cupti_watched(name, p);
         }
         return p;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <cuda.h>
 
+#include "reentry.h"
 #include "state.h"
 
 struct gate_hint;
@@ -23,8 +24,6 @@ struct launch {
     uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
 };
 
-/* Set while ktime itself runs on this thread, so nothing it calls is ever timed. */
-extern __thread int launch_busy __attribute__((tls_model("initial-exec")));
 
 /* First sight of a handle: names it, installs the exit handlers. Slow path, once each. */
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind);

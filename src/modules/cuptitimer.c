@@ -13,6 +13,7 @@
 
 #include <cupti.h>
 
+#include "dl.h"
 #include "log.h"
 #include "mpmc.h"
 #include "state.h"
@@ -77,13 +78,13 @@ static bool try_open(const char *path, int flags)
 
     if (!h)
         return false;
-#define X(name, args) cu.name = (CUptiResult(*) args)dlsym(h, "cupti" #name);
+#define X(name, args) cu.name = (CUptiResult(*) args)dl_sym(h, "cupti" #name);
     CUPTI_FUNCTIONS(X)
 #undef X
-    cu.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushPeriod");
-    cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dlsym(h, "cuptiGetContextId");
+    cu.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dl_sym(h, "cuptiActivityFlushPeriod");
+    cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
     cu.GetStreamIdEx =
-        (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dlsym(h, "cuptiGetStreamIdEx");
+        (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
     bool ok = true;
 #define X(name, args) ok = ok && cu.name;
     CUPTI_FUNCTIONS(X)
@@ -109,7 +110,7 @@ static bool cudart_dir(char *out, size_t size)
 
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
-        void *f = h ? dlsym(h, "cudaGetDeviceCount") : NULL;
+        void *f = h ? dl_sym(h, "cudaGetDeviceCount") : NULL;
         if (h)
             dlclose(h);
         if (f && dladdr(f, &info) && info.dli_fname) {

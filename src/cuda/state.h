@@ -1,5 +1,5 @@
-/* state.h - the process-wide state of ktime, shared by the launch path and the lifecycle
- * code. Defined in init.c. */
+/* state.h - the process-wide state of ktime, shared by the launch path, the lifecycle code
+ * and the modules. Defined in state.c. */
 #ifndef KTIME_STATE_H
 #define KTIME_STATE_H
 

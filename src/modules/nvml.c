@@ -20,6 +20,7 @@
 
 #include "driver.h"
 #include "lifecycle.h"
+#include "dl.h"
 #include "log.h"
 #include "state.h"
 
@@ -111,7 +112,7 @@ static void failed(unsigned bit, const char *fn, nvmlReturn_t r)
 
 static void *sym(const char *name)
 {
-    return dlsym(nv.lib, name);
+    return dl_sym(nv.lib, name);
 }
 
 /* Loads NVML and initializes it. Returns false, with cond.reason set, when it cannot. */

@@ -2,6 +2,7 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "report.h"
 #include "conditions.h"
+#include "jsonout.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -685,86 +686,6 @@ int report_write_text(FILE *f, struct report *r)
 
 /* ---- JSON ---- */
 
-/* The length of the well-formed UTF-8 sequence at p (Unicode 15, table 3-7: no overlong
- * forms, no surrogates, nothing past U+10FFFF), or 0 when p starts none. A NUL ends any
- * sequence, so this never reads past the string's end. */
-static size_t utf8_seq(const unsigned char *p)
-{
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t n;
-
-    if (p[0] < 0x80)
-        return 1;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF)
-        n = 2;
-    else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-        n = 3;
-    else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-        n = 4;
-    else
-        return 0;
-    if (p[0] == 0xE0)
-        lo = 0xA0; /* overlong */
-    else if (p[0] == 0xED)
-        hi = 0x9F; /* surrogates */
-    else if (p[0] == 0xF0)
-        lo = 0x90; /* overlong */
-    else if (p[0] == 0xF4)
-        hi = 0x8F; /* past U+10FFFF */
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
-void report_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_seq(p);
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else if (n == 0)
-                fputs("\\ufffd", f); /* JSON is UTF-8 (RFC 8259): a stray byte can't be kept */
-            else
-                fwrite(p, 1, n, f);
-        }
-        p += n ? n : 1;
-    }
-    fputc('"', f);
-}
-
-/* Whether s is well-formed UTF-8 throughout. */
-static bool utf8_ok(const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_seq(p);
-        if (n == 0)
-            return false;
-        p += n;
-    }
-    return true;
-}
-
-/* s's bytes as a JSON string of hex digits: what the text report prints where the JSON's
- * string has U+FFFD. */
-static void json_hex(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-        fprintf(f, "%02x", *p);
-    fputc('"', f);
-}
-
 /* pre "key_bytes": hex, only when s is not well-formed UTF-8 (report-format.md). */
 static void json_bytes_member(FILE *f, const char *pre, const char *key, const char *s)
 {
@@ -821,7 +742,7 @@ static void json_histogram(FILE *f, const char *lead, const struct sketch *s)
 static void json_string_or_null(FILE *f, const char *s)
 {
     if (s)
-        report_json_string(f, s);
+        json_string(f, s);
     else
         fputs("null", f);
 }
@@ -912,9 +833,9 @@ static void regions_json(FILE *f, const struct report *r)
         return;
     }
     fputs("  \"regions\": { \"attribution\": ", f);
-    report_json_string(f, r->region_mode ? r->region_mode : "innermost");
+    json_string(f, r->region_mode ? r->region_mode : "innermost");
     fputs(", \"nvtx\": ", f);
-    report_json_string(f, r->nvtx ? r->nvtx : "not injected");
+    json_string(f, r->nvtx ? r->nvtx : "not injected");
     fprintf(f, ", \"unmatched_pops\": %llu, \"too_deep\": %llu, \"ranges\": [",
             (unsigned long long)r->region_unmatched_pops, (unsigned long long)r->region_too_deep);
     for (size_t i = 0; i < r->nregions; i++) {
@@ -930,9 +851,9 @@ static void regions_json(FILE *f, const struct report *r)
         for (size_t j = 0; j < g->nrows; j++) {
             const struct report_region_row *w = &g->rows[j];
             fprintf(f, "%s\n      { \"name\": ", j ? "," : "");
-            report_json_string(f, w->name ? w->name : w->mangled);
+            json_string(f, w->name ? w->name : w->mangled);
             fputs(", \"mangled\": ", f);
-            report_json_string(f, w->mangled);
+            json_string(f, w->mangled);
             fprintf(f, ", \"kind\": \"%s\", \"timed\": %llu",
                     w->kind == REPORT_GRAPH ? "graph" : "kernel", (unsigned long long)w->st.n);
             json_nums(f, keys,
@@ -965,7 +886,7 @@ static void memops_json(FILE *f, const struct report *r)
                                             "stddev_us", "sum_us", "m2_us2" };
 
         fprintf(f, "%s\n    { \"kind\": ", i ? "," : "");
-        report_json_string(f, k->name ? k->name : k->mangled);
+        json_string(f, k->name ? k->name : k->mangled);
         fprintf(f, ", \"calls\": %llu, \"warmup_skipped\": %llu, \"captured\": %llu, "
                    "\"dropped\": %llu, \"failed\": %llu, \"incomplete\": %llu, "
                    "\"outside_range\": %llu, \"unsampled\": %llu, \"timed\": %llu, "
@@ -1002,13 +923,13 @@ int report_write_json(FILE *f, struct report *r)
     t = sum_totals(r, rows, r->nkernels);
 
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"ktime_version\": ", REPORT_SCHEMA_VERSION);
-    report_json_string(f, r->version);
+    json_string(f, r->version);
     fprintf(f, ",\n  \"ktime_build\": ");
-    report_json_string(f, r->build ? r->build : "");
+    json_string(f, r->build ? r->build : "");
     fprintf(f, ",\n  \"command\": [");
     for (int i = 0; i < r->argc; i++) {
         fputs(i ? ", " : "", f);
-        report_json_string(f, r->argv[i]);
+        json_string(f, r->argv[i]);
     }
     fprintf(f, "]");
     bool argv_ok = true;
@@ -1053,7 +974,7 @@ int report_write_json(FILE *f, struct report *r)
             (unsigned long long)r->cupti_dropped, (unsigned long long)r->cupti_refused);
     if (r->range) {
         fputs("  \"range\": { \"mode\": ", f);
-        report_json_string(f, r->range);
+        json_string(f, r->range);
         fprintf(f, ", \"starts\": %llu, \"stops\": %llu, "
                    "\"ranges\": %llu, \"open_at_exit\": %s },\n",
                 (unsigned long long)r->range_starts, (unsigned long long)r->range_stops,
@@ -1071,12 +992,12 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "  \"devices\": [");
     for (int d = 0; d < r->ndevices; d++) {
         fprintf(f, "%s\n    { \"ordinal\": %d, \"name\": ", d ? "," : "", r->devices[d].ordinal);
-        report_json_string(f, r->devices[d].name);
+        json_string(f, r->devices[d].name);
         json_bytes_member(f, ", ", "name", r->devices[d].name);
         fprintf(f, ", \"uuid\": ");
         json_string_or_null(f, r->devices[d].uuid[0] ? r->devices[d].uuid : NULL);
         fprintf(f, ", \"driver_version\": %d, \"driver\": ", r->devices[d].driver_version);
-        report_json_string(f, r->devices[d].driver);
+        json_string(f, r->devices[d].driver);
         fprintf(f, ", \"floor_events_us\": ");
         if (r->devices[d].floor_events_us > 0)
             json_num(f, r->devices[d].floor_events_us);
@@ -1098,10 +1019,10 @@ int report_write_json(FILE *f, struct report *r)
         const char *sep = "";
 
         fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
-        report_json_string(f, row_name(w));
+        json_string(f, row_name(w));
         json_bytes_member(f, ",\n      ", "name", row_name(w));
         fprintf(f, ",\n      \"mangled\": ");
-        report_json_string(f, k->mangled);
+        json_string(f, k->mangled);
         fprintf(f, ",\n      \"kind\": \"%s\",\n      \"devices\": [",
                 k->kind == REPORT_GRAPH ? "graph" : "kernel");
         for (int d = 0; d < r->ndevices; d++)
@@ -1215,7 +1136,7 @@ int report_write_json(FILE *f, struct report *r)
     fprintf(f, "\n  }");
     if (r->note) {
         fprintf(f, ",\n  \"note\": ");
-        report_json_string(f, r->note);
+        json_string(f, r->note);
     }
     fprintf(f, "\n}\n");
     free(rows);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "report.h"
 
 const char *const cond_reason_names[COND_NREASONS] = {
@@ -332,7 +333,7 @@ void cond_write_text(FILE *f, const struct conditions *c, const int *ordinals, i
 static void json_str_or_null(FILE *f, const char *s)
 {
     if (s && *s)
-        report_json_string(f, s);
+        json_string(f, s);
     else
         fputs("null", f);
 }
@@ -466,7 +467,7 @@ static void json_warnings(FILE *f, const struct conditions *c, const int *ordina
                 break;
             *nl = '\0';
             fputs(sep, f);
-            report_json_string(f, line + strlen("warning: "));
+            json_string(f, line + strlen("warning: "));
             sep = ", ";
         }
         free(buf);
@@ -492,7 +493,7 @@ static void json_text_lines(FILE *f, const struct conditions *c, const int *ordi
                     break;
                 *nl = '\0';
                 fputs(sep, f);
-                report_json_string(f, line);
+                json_string(f, line);
                 sep = ", ";
             }
         }
@@ -508,7 +509,7 @@ void cond_write_json(FILE *f, const struct conditions *c, const int *ordinals, i
     fputs("\"conditions\": { \"checked\": ", f);
     if (!c || !c->checked) {
         fputs("false, \"reason\": ", f);
-        report_json_string(f, c && c->reason[0] ? c->reason : "no NVML");
+        json_string(f, c && c->reason[0] ? c->reason : "no NVML");
         json_text_lines(f, c, ordinals, n);
         fputs(", \"devices\": [] }", f);
         return;

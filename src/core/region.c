@@ -161,3 +161,15 @@ bool region_any(void)
 {
     return atomic_load_explicit(&region_stats.pushes, memory_order_relaxed) > 0;
 }
+
+static _Atomic int nvtx_tool;
+
+void region_note_nvtx_tool(void)
+{
+    atomic_store(&nvtx_tool, 1);
+}
+
+bool region_nvtx_tool(void)
+{
+    return atomic_load(&nvtx_tool);
+}

@@ -23,7 +23,7 @@
 #include "launch.h"
 #include "lifecycle.h"
 #include "log.h"
-#include "nvtx.h"
+#include "region.h"
 #include "nvml.h"
 #include "outpath.h"
 #include "output.h"
@@ -41,6 +41,12 @@ static void on_exit_handler(void)
     finish_report(false);
 }
 
+/* A terminating signal's report, written from the drain thread. */
+static void on_signal_report(void)
+{
+    finish_report(true);
+}
+
 void ktime_register_exit(void)
 {
     if (atomic_exchange(&kt.registered, 1))
@@ -48,7 +54,7 @@ void ktime_register_exit(void)
     if (atexit(on_exit_handler) != 0)
         log_warn("could not register the exit handler; no report will be written");
     if (kt.cfg.signals)
-        signals_install();
+        signals_install(on_signal_report);
     nvml_start();
 }
 
@@ -377,7 +383,7 @@ static const char *nvtx_state(void)
 {
     const char *path = getenv("NVTX_INJECTION64_PATH");
 
-    if (nvtx_injected())
+    if (region_nvtx_tool())
         return "ktime is NVTX's tool (NVTX_INJECTION64_PATH)";
     if (path && *path && !strstr(path, "libktime"))
         return "another tool is NVTX's (NVTX_INJECTION64_PATH), so NVTX ranges are not seen; "

@@ -9,7 +9,7 @@
 
 #include <uthash.h>
 
-#include "report.h"
+#include "jsonout.h"
 #include "sysinfo.h"
 
 #define TRACE_CHUNK 65536u
@@ -138,7 +138,7 @@ int trace_write(FILE *f, const struct trace *t, const char *(*kernel_name)(uint3
             sep = ",";
         }
         fprintf(f, "%s\n  {\"name\": ", sep);
-        report_json_string(f, ne->shown ? ne->shown : mangled);
+        json_string(f, ne->shown ? ne->shown : mangled);
         fprintf(f, ", \"cat\": \"kernel\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, "
                    "\"pid\": %d, \"tid\": %u, \"args\": {",
                 (double)(e->ts_ns - t0) / 1000.0, (double)e->dur_ns / 1000.0, e->device, tr->tid);
@@ -147,7 +147,7 @@ int trace_write(FILE *f, const struct trace *t, const char *(*kernel_name)(uint3
                     e->shape.grid[0], e->shape.grid[1], e->shape.grid[2], e->shape.block[0],
                     e->shape.block[1], e->shape.block[2], e->shape.smem);
         fprintf(f, "\"mangled\": ");
-        report_json_string(f, mangled);
+        json_string(f, mangled);
         fprintf(f, "}}");
         sep = ",";
     }

@@ -1,11 +1,15 @@
-/* driver.c - real driver entry points used by ktime itself, and event operations. */
+/* driver.c - real driver entry points used by ktime itself, resolved on first use, and the
+ * core's event operations on them. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "driver.h"
 
 #include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "log.h"
+#include "state.h"
 
 struct driver_api drv;
 
@@ -141,4 +145,40 @@ bool driver_kernel_name(void *handle, char *buf, size_t size)
         return false;
     snprintf(buf, size, "%s", name);
     return true;
+}
+
+/* ---- readiness: ktime's own pointers, resolved on first use ---- */
+
+static void *(*_Atomic symbol_source)(const char *name);
+
+void ktime_set_symbol_source(void *(*lookup)(const char *name))
+{
+    atomic_store(&symbol_source, lookup);
+}
+
+bool ktime_driver_present(void)
+{
+    void *(*lookup)(const char *) = atomic_load(&symbol_source);
+
+    return lookup && lookup("cuGetProcAddress_v2");
+}
+
+bool ktime_driver_ready(void)
+{
+    int st = atomic_load_explicit(&kt.driver_state, memory_order_acquire);
+
+    if (st != 0)
+        return st > 0;
+    pthread_mutex_lock(&kt.setup_lock);
+    st = atomic_load_explicit(&kt.driver_state, memory_order_relaxed);
+    if (st == 0) {
+        void *(*lookup)(const char *) = atomic_load(&symbol_source);
+        void *gpa = lookup ? lookup("cuGetProcAddress_v2") : NULL;
+        st = gpa && driver_load(gpa) ? 1 : -1;
+        if (st < 0)
+            log_warn("could not resolve the CUDA driver's entry points; timing is off");
+        atomic_store_explicit(&kt.driver_state, st, memory_order_release);
+    }
+    pthread_mutex_unlock(&kt.setup_lock);
+    return st > 0;
 }

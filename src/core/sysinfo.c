@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dl.h"
+
 int sysinfo_cmdline(char *buf, size_t size, const char **argv, int max)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), argc = 0;
@@ -102,11 +104,11 @@ char *sysinfo_demangle(const char *mangled)
     if (!looked) {
         /* CUDA programs almost always have libstdc++ loaded already; otherwise load it
          * just for this, at exit. */
-        d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        d = (demangle_fn)dl_sym(RTLD_DEFAULT, "__cxa_demangle");
         if (!d) {
             void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
             if (h)
-                d = (demangle_fn)dlsym(h, "__cxa_demangle");
+                d = (demangle_fn)dl_sym(h, "__cxa_demangle");
         }
         fn = d;
         looked = 1;
@@ -139,4 +141,15 @@ bool sysinfo_maps_have(const char *maps_path, const char *needle)
         found = strstr(line, needle) != NULL;
     fclose(f);
     return found;
+}
+
+bool ktime_parent_has_ktime(void)
+{
+    Dl_info info;
+    const char *base;
+
+    if (!dladdr((void *)ktime_parent_has_ktime, &info) || !info.dli_fname)
+        return false;
+    base = strrchr(info.dli_fname, '/');
+    return sysinfo_maps_have(NULL, base ? base + 1 : info.dli_fname);
 }

@@ -17,11 +17,9 @@
 
 #include "ktime.h"
 #include "lifecycle.h"
-#include "nvtx.h"
 #include "region.h"
 #include "state.h"
 
-static _Atomic int injected;
 
 /* Ranges are kept while ktime times (or writes its report); otherwise a push costs a load. */
 static inline bool ranges_on(void)
@@ -169,13 +167,8 @@ KTIME_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
         set(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)register_a);
         set(t, n, NVTX_CBID_CORE2_DomainRegisterStringW, (NvtxFunctionPointer)register_w);
     }
-    atomic_store(&injected, 1);
+    region_note_nvtx_tool();
     return 1;
-}
-
-bool nvtx_injected(void)
-{
-    return atomic_load(&injected);
 }
 
 KTIME_EXPORT void ktime_range_push(const char *name)

@@ -15,7 +15,6 @@
 #include "memop.h"
 #include "region.h"
 
-__thread int launch_busy __attribute__((tls_model("initial-exec")));
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
 
 uint64_t launch_rng_seed(void)

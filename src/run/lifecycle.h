@@ -1,7 +1,5 @@
 /* lifecycle.h - what the interposition layer and the launch path ask of ktime's lifecycle:
- * the driver's entry points on first use (init.c), per-context set-up and context ends
- * (context.c), and the exit handlers (finish.c). Nothing here calls back up into the
- * interposition layer: it hands down what the lifecycle needs (ktime_set_symbol_source). */
+ * per-context set-up and context ends (context.c), and the exit handlers (finish.c). */
 #ifndef KTIME_LIFECYCLE_H
 #define KTIME_LIFECYCLE_H
 
@@ -12,25 +10,6 @@
 
 /* Marks what libktime exports; everything else is hidden (-fvisibility=hidden). */
 #define KTIME_EXPORT __attribute__((visibility("default")))
-
-/* Tells the lifecycle how to find a real driver symbol by its exported name (the
- * interposition layer's lookup in the libcuda the process loaded; NULL when none). Called
- * once, from the interposition layer's constructor. */
-void ktime_set_symbol_source(void *(*lookup)(const char *name));
-
-/* Whether the process has a CUDA driver loaded that ktime's lookup finds (without resolving
- * anything, nor deciding for good as ktime_driver_ready() does). For the timer API (api.c),
- * which may be called before any libcuda is loaded. Any thread; no lock. */
-bool ktime_driver_present(void);
-
-/* True once ktime's own driver pointers are resolved; resolves them on first call.
- * Any thread; takes the set-up lock only the first time. */
-bool ktime_driver_ready(void);
-
-/* Whether this process's parent has libktime loaded too (its file name in the parent's
- * /proc/PID/maps): then this process is one of a tree ktime is already in (a shell script's
- * child, say), and says less. At start-up or exit only. */
-bool ktime_parent_has_ktime(void);
 
 /* Installs the exit handler (and the signal handlers) once. Called at the first launch:
  * an atexit() handler registered then runs before the CUDA runtime's own teardown. */

@@ -89,4 +89,18 @@ bool driver_swap_capture_mode(CUstreamCaptureMode *mode);
  * and cuDNN pass CUkernels) into buf. Returns false when neither lookup works. */
 bool driver_kernel_name(void *handle, char *buf, size_t size);
 
+/* Tells ktime how to find a real driver symbol by its exported name (the
+ * interposition layer's lookup in the libcuda the process loaded; NULL when none). Called
+ * once, from the interposition layer's constructor. */
+void ktime_set_symbol_source(void *(*lookup)(const char *name));
+
+/* Whether the process has a CUDA driver loaded that ktime's lookup finds (without resolving
+ * anything, nor deciding for good as ktime_driver_ready() does). For the timer API (api.c),
+ * which may be called before any libcuda is loaded. Any thread; no lock. */
+bool ktime_driver_present(void);
+
+/* True once ktime's own driver pointers are resolved; resolves them on first call.
+ * Any thread; takes the set-up lock only the first time. */
+bool ktime_driver_ready(void);
+
 #endif

@@ -31,4 +31,9 @@ char *sysinfo_demangle(const char *mangled);
  * it cannot be read. Reads a file: at start-up or exit only. */
 bool sysinfo_maps_have(const char *maps_path, const char *needle);
 
+/* Whether this process's parent has libktime loaded too (its file name in the parent's
+ * /proc/PID/maps): then this process is one of a tree ktime is already in (a shell script's
+ * child, say), and says less. At start-up or exit only. */
+bool ktime_parent_has_ktime(void);
+
 #endif

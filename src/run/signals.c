@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "finish.h"
 #include "state.h"
+
+static void (*_Atomic report_writer)(void);
 
 static const int report_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSIGNALS (sizeof report_signals / sizeof report_signals[0])
@@ -31,15 +32,19 @@ static void drain_tick(void)
 {
     int sig = atomic_load(&kt.pending_signal);
 
+    void (*write_report)(void) = atomic_load(&report_writer);
+
     if (!sig)
         return;
-    finish_report(true);
+    if (write_report)
+        write_report();
     signal(sig, SIG_DFL);
     kill(getpid(), sig);
 }
 
-void signals_install(void)
+void signals_install(void (*write_report)(void))
 {
+    atomic_store(&report_writer, write_report);
     kt.drain.tick = drain_tick;
     for (size_t i = 0; i < NSIGNALS; i++) {
         struct sigaction old, sa;

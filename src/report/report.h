@@ -145,12 +145,6 @@ int report_write_text(FILE *f, struct report *r);
 /* Writes r as JSON (docs/report-format.md). Returns 0, or -1 if writing to f failed. */
 int report_write_json(FILE *f, struct report *r);
 
-/* Writes s (NULL: "") to f as a JSON string: quoted, with '"', '\\' and control characters
- * escaped. JSON text is UTF-8 (RFC 8259), and names come from the program as any bytes: each
- * byte that does not begin a well-formed UTF-8 sequence (stray, overlong, surrogate, past
- * U+10FFFF, cut short) is written as \ufffd, so the output is always valid. Any thread. */
-void report_json_string(FILE *f, const char *s);
-
 /* The CSV report (RFC 4180, CRLF line ends): a header row, then one row per kernel (device
  * "all") and, for a kernel that ran on several GPUs, one per GPU with its samples' columns.
  * Every number of the JSON's kernel entries that has a column; docs/report-format.md. Returns

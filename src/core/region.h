@@ -61,4 +61,11 @@ bool region_any(void);
  * are open now in the process: KTIME_RANGE=nvtx:NAME keeps its capture range with it. NULL: none. */
 extern void (*_Atomic region_watch)(uint32_t id, uint64_t open_now, bool push);
 
+/* NVTX's loader made libktime its tool (InitializeInjectionNvtx2 ran): NVTX ranges reach the
+ * stacks. Set once, from the NVTX entry point. */
+void region_note_nvtx_tool(void);
+
+/* Whether region_note_nvtx_tool() was called. Any thread. */
+bool region_nvtx_tool(void);
+
 #endif
