@@ -28,7 +28,6 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     atomic_init(&d->npools, 0);
     d->aggs = NULL;
     d->last_agg = NULL;
-    d->tick = NULL;
     d->records = NULL;
     d->trace = NULL;
     d->sample = NULL;
@@ -469,8 +468,6 @@ static void *drain_main(void *arg)
 
     while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
         bool busy;
-        if (d->tick)
-            d->tick();
         if (d->records)
             d->records();
         pthread_mutex_lock(&d->pass_lock);

@@ -41,9 +41,8 @@ struct drain {
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
     struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
-    void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
-                                  * it runs (signals_install), hence atomic */
-    void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
+    void (*_Atomic records)(void); /* called by the drain thread on every pass, if set: parses
+                                  * CUPTI's record buffers; set while it runs, hence atomic */
     struct trace *trace;         /* KTIME_TRACE: every sample placed on the timeline, or NULL;
                                   * set before the thread starts */
     void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
