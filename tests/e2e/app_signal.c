@@ -4,7 +4,7 @@
  * to their default action first, as in a program started from an interactive shell (a
  * background job of a script has SIGINT ignored).
  *
- * usage: app_signal MODE ARGS... [--no-sync] [--hang] [--lock-stderr]
+ * usage: app_signal MODE ARGS... [--no-sync] [--hang] [--lock-stderr] [--own-handler|--ignore]
  *   raise SIG N      launches kernel k (125 us) N times, synchronizes, prints "launched N",
  *                    raises SIG (TERM, INT or HUP), then prints "after raise" and returns 0
  *   sleep N MS       the same launches, prints "launched N", sleeps MS ms (again after any
@@ -19,6 +19,9 @@
  *   --hang           one launch of hang_k (never finishes) after the others
  *   --lock-stderr    raise: hold stderr's stdio lock (flockfile) when raising, as a thread
  *                    interrupted in the middle of an fprintf(stderr) does
+ *   --own-handler    the program's own handler for the three signals (it prints "handled SIG"
+ *                    and returns), installed before any launch
+ *   --ignore         the three signals ignored (SIG_IGN), before any launch
  */
 #include "apputil.h"
 #include "cudartlike.h"
@@ -57,6 +60,14 @@ static int signum(const char *s)
     exit(2);
 }
 
+static void own_handler(int sig)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "handled %d\n", sig);
+    if (write(STDOUT_FILENO, buf, (size_t)n) < 0)
+        _exit(1);
+}
+
 static long raise_after_ms;
 
 static void *raiser(void *arg)
@@ -75,7 +86,7 @@ int main(int argc, char **argv)
     CUfunction k, hang;
     const char *mode;
     long a = 0, b = 0;
-    int nosync = 0, hang_it = 0, lock_stderr = 0, nargs = 0;
+    int nosync = 0, hang_it = 0, lock_stderr = 0, own = 0, ignore = 0, nargs = 0;
     char *pos[2] = { NULL, NULL };
 
     app_prog = "app_signal";
@@ -94,6 +105,10 @@ int main(int argc, char **argv)
             hang_it = 1;
         else if (!strcmp(argv[i], "--lock-stderr"))
             lock_stderr = 1;
+        else if (!strcmp(argv[i], "--own-handler"))
+            own = 1;
+        else if (!strcmp(argv[i], "--ignore"))
+            ignore = 1;
         else if (nargs < 2)
             pos[nargs++] = argv[i];
         else {
@@ -119,6 +134,15 @@ int main(int argc, char **argv)
             b = app_long(pos[1], "second argument");
     }
 
+    if (own || ignore) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own ? own_handler : SIG_IGN;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
     cl_load(&cl);
     cl_init_primary(&cl, &ctx);
     CK(cl.ModuleLoadData(&mod, "k=125000;hang_k=1000"));

@@ -112,6 +112,17 @@ for sig in TERM INT HUP; do
     check "raise(SIG$sig) with ktime: no line of ktime's on stderr" no_ktime_line "$tmp/rk.err"
 done
 
+# ---- a signal the program handles itself, or ignores, is left to it: it runs on, and the
+# report comes at its exit
+for how in own-handler ignore; do
+    rm -f "$tmp/o.json"
+    run_plain ob "$S" raise TERM 20 --$how
+    run_ktime ok KTIME_OUTPUT="$tmp/o.json" KTIME_WARMUP=0 "$S" raise TERM 20 --$how
+    check "SIGTERM with the program's --$how: without ktime, it runs on (status 0)" rc_is ob 0
+    check "SIGTERM with the program's --$how: with ktime, the same exit status and stdout" same_run ob ok
+    check "SIGTERM with the program's --$how: the report written at exit" exact "$tmp/o.json" k 20 125
+done
+
 # ---- only warmup launches so far (the drain thread has not started): the report has them
 rm -f "$tmp/w.json"
 run_plain wb "$S" raise TERM 10

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sigterm.sh - a CUDA program that raises SIGTERM after its kernels ends by that signal under
-# ktime, as it does without, and ktime's report is written first (issue 19, "Signals").
+# ktime, as it does without, and ktime's report is written first.
 #
 #   bash tests/gpu/sigterm.sh BUILD [OUT]      e.g.  bash tests/gpu/sigterm.sh build
 #
