@@ -67,7 +67,8 @@ E2E_APPS = \
 	tests/e2e/app_reset \
 	tests/e2e/app_manyctx \
 	tests/e2e/app_exit_launch \
-	tests/e2e/app_memops
+	tests/e2e/app_memops \
+	tests/e2e/app_signal
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -123,6 +124,10 @@ tests_e2e_app_runtime_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_runtime_LDADD = -L$(top_builddir)/tests/fake -lcudart $(E2E_LIBCUDA) -ldl -lpthread
 EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
 
+tests_e2e_app_signal_SOURCES = tests/e2e/app_signal.c $(E2E_CUDARTLIKE)
+tests_e2e_app_signal_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_signal_LDADD = -ldl -lpthread
+
 tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
 tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_forksig_LDADD = -ldl -lpthread
@@ -167,6 +172,7 @@ E2E_TESTS = \
 	tests/e2e/gate.sh \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
+	tests/e2e/signal_runs.sh \
 	tests/e2e/tools.sh \
 	tests/e2e/output.sh \
 	tests/e2e/capture_warmup.sh \
