@@ -20,7 +20,7 @@ struct output {
     char tmp[PATH_MAX];     /* the temporary's name */
     char dest[PATH_MAX];    /* where a complete report lands */
     double deadline_ms;     /* a pipe or device: writes give up at this CLOCK_MONOTONIC ms */
-    char why[PATH_MAX + 160]; /* a reason output_open composed, for *why */
+    char why[192];          /* a reason output_open composed, for *why */
     struct log_hold hold;
 };
 
