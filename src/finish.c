@@ -308,7 +308,8 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
                     log_info("report written to %s", path);
                 log_debug("exit: %.2f ms to write the report", drain_now_ms() - t_built);
                 snprintf(done.path, sizeof done.path, "%s", path);
-                return true;
+                /* Appended to the program's stdout or stderr: like stderr, never again. */
+                return !o.append;
             }
             log_warn("writing KTIME_OUTPUT '%s' failed (%s); %sthe report follows on stderr",
                      path, why, o.replace ? "the file is left as it was; " : "");
@@ -316,8 +317,17 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
     }
     if (path_done)
         return false; /* the complete report is there already; only stderr is left */
+    /* Not into a descriptor 2 that the program closed and reused for a file of its own. */
+    if (!log_stdio_unchanged(STDERR_FILENO))
+        return false;
+    struct log_hold hold;
+    log_hold_signals(&hold);
     fflush(stderr);
-    if (write_report(stderr, r) != 0)
+    int rc = write_report(stderr, r);
+    if (fflush(stderr) != 0)
+        rc = -1;
+    log_release_signals(&hold);
+    if (rc != 0)
         log_warn("the report could not be written to stderr either");
     return false;
 }

@@ -68,7 +68,8 @@ E2E_APPS = \
 	tests/e2e/app_manyctx \
 	tests/e2e/app_exit_launch \
 	tests/e2e/app_memops \
-	tests/e2e/app_signal
+	tests/e2e/app_signal \
+	tests/e2e/app_stdio
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -144,6 +145,10 @@ tests_e2e_app_exit_launch_SOURCES = tests/e2e/app_exit_launch.c $(E2E_CUDARTLIKE
 tests_e2e_app_exit_launch_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_exit_launch_LDADD = -ldl -lpthread
 
+tests_e2e_app_stdio_SOURCES = tests/e2e/app_stdio.c $(E2E_CUDARTLIKE)
+tests_e2e_app_stdio_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_stdio_LDADD = -ldl -lpthread
+
 tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
 tests_e2e_app_probe_LDADD = -ldl
 
@@ -182,6 +187,7 @@ E2E_TESTS = \
 	tests/e2e/launcher.sh \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
+	tests/e2e/streams.sh \
 	tests/e2e/range.sh \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \
