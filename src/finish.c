@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "cuptitimer.h"
 #include "driver.h"
+#include "fork.h"
 #include "gatewatch.h"
 #include "launch.h"
 #include "lifecycle.h"
@@ -39,6 +40,22 @@ static const char *env_get(const char *name)
 static void on_exit_handler(void)
 {
     finish_report(false);
+}
+
+void finish_image_end(void)
+{
+    int saved = errno;
+
+    /* Once the report is done (phase EXITING), or in a child ktime is off in, nothing. */
+    if (getpid() == kt.owner && atomic_load(&kt.registered) &&
+        atomic_load(&kt.phase) == PHASE_ON) {
+        int busy = launch_busy;
+        log_debug("the process image ends without exit handlers (exec or _exit): the report now");
+        finish_report(false);
+        /* Should the exec fail, this thread's later launches are counted (as shutdown). */
+        launch_busy = busy;
+    }
+    errno = saved;
 }
 
 void ktime_register_exit(void)
@@ -497,8 +514,8 @@ __attribute__((destructor)) static void finish_late(void)
                   (unsigned long long)(late - done.late));
         build_and_deliver(drain_now_ms(), done.path);
     } else {
-        log_warn("%llu more launches by other threads after the report above was written "
-                 "(counted as shutdown or failed)", (unsigned long long)(late - done.late));
+        log_warn("%llu more launches after the report above was written (counted as "
+                 "shutdown or failed)", (unsigned long long)(late - done.late));
     }
 }
 
