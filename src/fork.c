@@ -4,20 +4,14 @@
  * default action; its inherited exit handlers then find ktime off (and another pid) and do
  * nothing. A child of a parent that never did (a worker pool's, a pre-fork server's) is a
  * process of its own: ktime starts afresh in it and it writes its own report, also when it
- * ends with _exit() as such workers do. */
+ * ends with _exit() as such workers do (exec.c). */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "fork.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "finish.h"
-#include "lifecycle.h"
-#include "log.h"
 #include "signals.h"
 #include "state.h"
 
@@ -61,59 +55,4 @@ void fork_register(void)
 bool fork_rearmed(void)
 {
     return rearmed;
-}
-
-/* ---- _exit in a forked worker ---- */
-
-typedef void (*exit_fn)(int);
-
-static exit_fn real_exit_fn(const char *name, exit_fn *cache)
-{
-    exit_fn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-    if (!f) {
-        f = (exit_fn)dlsym(RTLD_NEXT, name);
-        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
-static exit_fn real__exit, real__Exit;
-
-/* Resolved at start-up: a process that calls _exit may be in no state to look them up. */
-__attribute__((constructor)) static void fork_exit_init(void)
-{
-    real_exit_fn("_exit", &real__exit);
-    real_exit_fn("_Exit", &real__Exit);
-}
-
-/* A worker that ends with _exit (Python's multiprocessing, most pre-fork servers) runs no
- * exit handler: its report is written here, in the child ktime started afresh in and only
- * once it launched; anywhere else _exit is left as it is. */
-static void before_exit(void)
-{
-    if (rearmed && getpid() == kt.owner)
-        finish_image_end();
-}
-
-KTIME_EXPORT void _exit(int status)
-{
-    exit_fn f = real_exit_fn("_exit", &real__exit);
-
-    before_exit();
-    if (f)
-        f(status);
-    for (;;)
-        syscall(SYS_exit_group, status);
-}
-
-KTIME_EXPORT void _Exit(int status)
-{
-    exit_fn f = real_exit_fn("_Exit", &real__Exit);
-
-    before_exit();
-    if (f)
-        f(status);
-    for (;;)
-        syscall(SYS_exit_group, status);
 }
