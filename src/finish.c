@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "cuptitimer.h"
 #include "driver.h"
+#include "fork.h"
 #include "gatewatch.h"
 #include "launch.h"
 #include "lifecycle.h"
@@ -61,6 +62,22 @@ static long budget_ms(long want)
     if (left < 0)
         left = 0;
     return left < (double)want ? (long)left : want;
+}
+
+void finish_image_end(void)
+{
+    int saved = errno;
+
+    /* Once the report is done (phase EXITING), or in a child ktime is off in, nothing. */
+    if (getpid() == kt.owner && atomic_load(&kt.registered) &&
+        atomic_load(&kt.phase) == PHASE_ON) {
+        int busy = launch_busy;
+        log_debug("the process image ends without exit handlers (exec or _exit): the report now");
+        finish_report(0);
+        /* Should the exec fail, this thread's later launches are counted (as shutdown). */
+        launch_busy = busy;
+    }
+    errno = saved;
 }
 
 void ktime_register_exit(void)
@@ -534,8 +551,8 @@ __attribute__((destructor)) static void finish_late(void)
                   (unsigned long long)(late - done.late));
         build_and_deliver(drain_now_ms(), done.path);
     } else {
-        log_warn("%llu more launches by other threads after the report above was written "
-                 "(counted as shutdown or failed)", (unsigned long long)(late - done.late));
+        log_warn("%llu more launches after the report above was written (counted as "
+                 "shutdown or failed)", (unsigned long long)(late - done.late));
     }
 }
 
@@ -543,10 +560,10 @@ __attribute__((destructor)) static void finish_late(void)
 
 /* What is at the path an empty report would go to. */
 enum idle_target {
-    IDLE_CREATE,  /* nothing: write the empty report */
-    IDLE_WRITE,   /* an empty report: write the empty report */
-    IDLE_LEAVE,   /* another report, or any other file: left as it is */
-    IDLE_SPECIAL  /* not a regular file (a FIFO, a device): nothing written there */
+    IDLE_NONE,    /* nothing */
+    IDLE_EMPTY,   /* an empty report (of another process that launched nothing) */
+    IDLE_OTHER,   /* another report, or any other file */
+    IDLE_SPECIAL  /* not a regular file (a FIFO, a device) */
 };
 
 static enum idle_target idle_target(const char *path)
@@ -556,26 +573,28 @@ static enum idle_target idle_target(const char *path)
     ssize_t n = 0, got;
     int fd;
 
-    if (stat(path, &st) != 0)
-        return errno == ENOENT ? IDLE_CREATE : IDLE_LEAVE;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? IDLE_NONE : IDLE_OTHER;
+    if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+        return IDLE_OTHER; /* a link to nothing: something all the same */
     if (!S_ISREG(st.st_mode))
         return IDLE_SPECIAL;
     /* An empty report is small: a larger file is something else. */
     if (st.st_size > (off_t)sizeof buf)
-        return IDLE_LEAVE;
+        return IDLE_OTHER;
     if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
-        return IDLE_LEAVE;
+        return IDLE_OTHER;
     while ((size_t)n < sizeof buf && (got = read(fd, buf + n, sizeof buf - (size_t)n)) != 0) {
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
             close(fd);
-            return IDLE_LEAVE;
+            return IDLE_OTHER;
         }
         n += got;
     }
     close(fd);
-    return report_is_empty(buf, (size_t)n) ? IDLE_WRITE : IDLE_LEAVE;
+    return report_is_empty(buf, (size_t)n) ? IDLE_EMPTY : IDLE_OTHER;
 }
 
 /* Whether the process loaded the CUDA driver (ktime never loads it). */
@@ -590,23 +609,40 @@ static bool cuda_loaded(void)
     return h != NULL;
 }
 
+/* Writes r, an empty report, at path only if nothing is there (output_open_new): another
+ * process's report that lands there first, even while this one is written, is never
+ * replaced. Returns 0 written, 1 something was there, -1 failed (*why). */
+static int write_empty(struct report *r, const char *path, const char **why)
+{
+    struct output o;
+    int rc = output_open_new(&o, path, why);
+
+    if (rc != 0)
+        return rc;
+    return output_close_new(&o, write_report(o.f, r) != 0, why);
+}
+
 /* At exit of a process that never launched a kernel. It says so: as a notice in the first
  * process of a tree ktime reaches (its parent has no libktime), in any that loaded CUDA, and
  * in the one that made the report file; at KTIME_LOG=info in the others (a shell script's
- * every child has the preload too, and some shells end with _exit, which runs no handler). Where
- * KTIME_OUTPUT names a file that is absent or holds an empty report, it writes an empty
- * report there, so that scripts find a valid one; a report of another process (a CUDA child,
- * a sibling) is never replaced by an empty one. */
+ * every child has the preload too, and some shells end with _exit, which runs no handler) and
+ * in a forked child (a pool's workers). Where KTIME_OUTPUT names one file for every process,
+ * it writes an empty report there if nothing is there yet, so that scripts find a valid one;
+ * anything already there (a report of a CUDA child or sibling, an empty one, any other file)
+ * is left as it is, and a report that lands there meanwhile wins. Where KTIME_OUTPUT names a
+ * file per process (%p, %r, %l, %q{}), it writes none: a job's launcher and helpers would
+ * otherwise leave empty reports beside the ranks'. */
 static void finish_idle(void)
 {
     struct report *r = &done.r;
     static char path[PATH_MAX];
     const char *prog, *slash;
     bool cuda = cuda_loaded();
-    bool loud = cuda || !ktime_parent_has_ktime();
+    bool loud = (cuda || !ktime_parent_has_ktime()) && !fork_rearmed();
     int level = loud ? LOG_NOTICE : LOG_INFO;
-    struct output o;
+    int said = cuda && !fork_rearmed() ? LOG_NOTICE : LOG_INFO;
     const char *why = NULL;
+    int rc;
 
     if (log_level < LOG_INFO && !cuda && !kt.cfg.output)
         return;
@@ -620,7 +656,12 @@ static void finish_idle(void)
     if (!kt.cfg.output) {
         /* The report would have gone to stderr: a program that never used CUDA is left
          * alone there, one that did is told why it gets no report. */
-        IDLE_SAY(cuda ? LOG_NOTICE : LOG_INFO, "no CUDA launches seen in %s (pid %ld); no report written", prog, r->pid);
+        IDLE_SAY(said, "no CUDA launches seen in %s (pid %ld); no report written", prog, r->pid);
+        return;
+    }
+    if (outpath_per_process(kt.cfg.output)) {
+        IDLE_SAY(LOG_INFO, "no CUDA launches seen in %s (pid %ld); no report written (KTIME_OUTPUT "
+                 "names a file per process)", prog, r->pid);
         return;
     }
     if (expand_output(kt.cfg.output, r->pid, path, sizeof path) != 0) {
@@ -628,31 +669,31 @@ static void finish_idle(void)
                  "expands to more than %d bytes)", prog, r->pid, PATH_MAX - 1);
         return;
     }
+    rc = idle_target(path) == IDLE_NONE ? write_empty(r, path, &why) : 1;
+    if (rc == 0) {
+        IDLE_SAY(fork_rearmed() ? LOG_INFO : LOG_NOTICE, "no CUDA launches seen in %s (pid %ld); "
+                 "empty report written to %s", prog, r->pid, path);
+        return;
+    }
+    if (rc < 0) {
+        IDLE_SAY(fork_rearmed() ? LOG_INFO : LOG_WARN, "no CUDA launches seen in %s (pid %ld); the "
+                 "empty report could not be written to %s (%s)", prog, r->pid, path, why ? why : "?");
+        return;
+    }
     switch (idle_target(path)) {
-    case IDLE_CREATE:
-        level = LOG_NOTICE;
-        break;
     case IDLE_SPECIAL:
         IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); nothing written to %s (not a "
                  "regular file)", prog, r->pid, path);
-        return;
-    case IDLE_LEAVE:
-        IDLE_SAY(cuda ? LOG_NOTICE : LOG_INFO, "no CUDA launches seen in %s (pid %ld); %s holds "
-                 "another report, left as it is", prog, r->pid, path);
-        return;
-    case IDLE_WRITE:
+        break;
+    case IDLE_EMPTY:
+        IDLE_SAY(LOG_INFO, "no CUDA launches seen in %s (pid %ld); %s holds an empty report "
+                 "already, left as it is", prog, r->pid, path);
+        break;
+    default:
+        IDLE_SAY(said, "no CUDA launches seen in %s (pid %ld); %s holds another report, left "
+                 "as it is", prog, r->pid, path);
         break;
     }
-    if (output_open(&o, path, kt.cfg.exit_wait_ms, &why) == 0) {
-        int rc = write_report(o.f, r);
-        if (output_close(&o, rc != 0, &why) == 0) {
-            IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); empty report written to %s",
-                     prog, r->pid, path);
-            return;
-        }
-    }
-    IDLE_SAY(level == LOG_NOTICE ? LOG_WARN : LOG_INFO, "no CUDA launches seen in %s (pid %ld); the empty "
-             "report could not be written to %s (%s)", prog, r->pid, path, why ? why : "?");
 #undef IDLE_SAY
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -396,6 +397,92 @@ int output_close(struct output *o, bool write_failed, const char **why)
     if (err) {
         *why = strerror(err);
         return -1;
+    }
+    return 0;
+}
+
+/* ---- a file made only where none exists ---- */
+
+int output_open_new(struct output *o, const char *path, const char **why)
+{
+    char dir[PATH_MAX], base[PATH_MAX];
+    int fd;
+
+    memset(o, 0, sizeof *o);
+    snprintf(o->dest, sizeof o->dest, "%s", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(base, sizeof base, "%s", path);
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.%s.ktime-XXXXXX", dirname(dir),
+                         basename(base)) >= sizeof o->tmp) {
+        *why = "is too long a name";
+        return -1;
+    }
+    fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (fd >= 0) {
+        fchmod(fd, 0666 & ~current_umask());
+        o->replace = true;
+    } else {
+        /* No temporary beside it (a read-only directory): made in place, only if absent. */
+        o->tmp[0] = '\0';
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            *why = strerror(errno);
+            return errno == EEXIST ? 1 : -1;
+        }
+    }
+    if (!(o->f = fdopen(fd, "w"))) {
+        *why = strerror(errno);
+        close(fd);
+        unlink(o->replace ? o->tmp : path);
+        o->replace = false;
+        return -1;
+    }
+    return 0;
+}
+
+/* Puts the complete temporary tmp at dest unless something is there: link(), or, where the
+ * file system has no hard links, rename with RENAME_NOREPLACE. Returns 0 or an errno. */
+static int place_new(const char *tmp, const char *dest)
+{
+    int err;
+
+    if (link(tmp, dest) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    err = errno;
+    if (err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK) {
+#ifdef SYS_renameat2
+        if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, dest, 1 /* RENAME_NOREPLACE */) == 0)
+            return 0;
+        err = errno;
+#endif
+    }
+    unlink(tmp);
+    return err;
+}
+
+int output_close_new(struct output *o, bool write_failed, const char **why)
+{
+    int err = 0;
+
+    if (!o->f)
+        return -1;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        err = errno ? errno : EIO;
+    if (fclose(o->f) != 0 && !err)
+        err = errno ? errno : EIO;
+    o->f = NULL;
+    if (write_failed && !err)
+        err = EIO;
+    if (err) {
+        unlink(o->replace ? o->tmp : o->dest); /* a file made in place is this call's own */
+        *why = strerror(err);
+        return -1;
+    }
+    if (o->replace && (err = place_new(o->tmp, o->dest)) != 0) {
+        *why = strerror(err);
+        return err == EEXIST ? 1 : -1;
     }
     return 0;
 }

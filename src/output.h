@@ -69,4 +69,19 @@ int output_open_stream(struct output *o, const char *path, const char **why);
  * with errno set (ETIMEDOUT when the time ran out). Not mixed with writes through o->f. */
 int output_write(struct output *o, const void *buf, size_t n, long timeout_ms);
 
+/* Opens a new file at path that output_close_new() puts there only if nothing is there by
+ * then (no file, link, FIFO or anything else is ever replaced): a temporary in the same
+ * directory, or, where none can be made there, path itself created exclusively
+ * (O_EXCL, never through a link). Returns 0 with o->f ready, 1 when path exists already
+ * (only in the second case; the first finds out at close), or -1 with *why set. Any thread;
+ * at exit. */
+int output_open_new(struct output *o, const char *path, const char **why);
+
+/* Completes a file of output_open_new(): flushes it and links the temporary to its name,
+ * atomically and only where that name is free (link(2), or rename with RENAME_NOREPLACE on a
+ * file system without hard links). Returns 0 when the file is in place, 1 when something
+ * took the name first (nothing of this call's is left behind), -1 with *why set on any
+ * other failure (likewise). */
+int output_close_new(struct output *o, bool write_failed, const char **why);
+
 #endif

@@ -172,6 +172,7 @@ E2E_TESTS = \
 	tests/e2e/env.sh \
 	tests/e2e/capture.sh \
 	tests/e2e/fork.sh \
+	tests/e2e/tree.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/fail.sh \
 	tests/e2e/gate.sh \
