@@ -43,7 +43,6 @@ static void on_fork_child(void)
     if (clock_gettime(CLOCK_REALTIME, &now) == 0)
         kt.start_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
     pthread_mutex_init(&kt.setup_lock, NULL);
-    atomic_store(&kt.pending_signal, 0);
     rearmed = true;
 }
 
