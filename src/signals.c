@@ -104,25 +104,29 @@ static void put_signal(struct line *l, int sig)
 }
 
 /* Writes l as one line on stderr, once per process, unless KTIME_LOG=quiet. It never blocks:
- * a pipe that is full (its reader stopped reading) gets nothing. */
+ * a pipe that is full (its reader stopped reading) gets nothing; nor does a descriptor 2 that
+ * no longer names the program's stderr (log_stdio_unchanged). */
 static void say(struct line *l)
 {
     struct pollfd p = { STDERR_FILENO, POLLOUT, 0 };
+    struct log_hold hold;
     size_t off = 0;
 
     if (log_level < LOG_WARN || atomic_exchange(&sg.said, 1))
         return;
     l->buf[l->n++] = '\n';
-    if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
+    if (!log_stdio_unchanged(STDERR_FILENO) || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
         return;
+    log_hold_signals(&hold);
     while (off < l->n) {
         ssize_t w = write(STDERR_FILENO, l->buf + off, l->n - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;
+            break;
         off += (size_t)w;
     }
+    log_release_signals(&hold);
 }
 
 static void begin(struct line *l, int sig)
