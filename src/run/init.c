@@ -55,6 +55,7 @@ __attribute__((constructor)) static void ktime_init(void)
 {
     struct timespec now;
 
+    log_note_stdio(); /* before the program can close or reuse descriptors 1 and 2 */
     config_load(&kt.cfg, env_get);
     kt.owner = getpid();
     if (clock_gettime(CLOCK_REALTIME, &now) == 0)
