@@ -21,7 +21,7 @@ if FUZZ_DRIVER
 FUZZ_SUPPORT += tests/fuzz/driver.c
 endif
 
-tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz_config.c $(FUZZ_SUPPORT) src/config.c
+tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz_config.c $(FUZZ_SUPPORT) src/core/config.c
 tests_fuzz_fuzz_config_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_config_LDADD = $(FUZZ_ALL_LDADD)
 
