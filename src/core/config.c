@@ -74,6 +74,16 @@ const char *config_word(enum setting_id id, int value)
     return NULL;
 }
 
+bool config_word_value(enum setting_id id, const char *word, int *value)
+{
+    for (size_t i = 0; i < config_nwords; i++)
+        if (config_words[i].id == id && strcasecmp(config_words[i].word, word) == 0) {
+            *value = config_words[i].value;
+            return true;
+        }
+    return false;
+}
+
 #define SETTING_ENUM(ID, field, type, ...)                                                   \
     const char *type##_name(enum type value)                                                 \
     {                                                                                        \
@@ -100,6 +110,13 @@ static int get_int(const struct config *c, size_t offset)
 static void set_int(struct config *c, size_t offset, int v)
 {
     memcpy((char *)c + offset, &v, sizeof v);
+}
+
+/* Whether word, one of setting st's, takes a parameter after it (KTIME_RANGE's "nvtx:"). */
+static bool takes_param(const struct setting *st, const char *word)
+{
+    size_t n = strlen(word);
+    return st->param_meta && n && word[n - 1] == ':';
 }
 
 #define FIELD(c, type, offset) ((type *)(void *)((char *)(c) + (offset)))
@@ -130,9 +147,7 @@ const char *config_value(const struct config *c, enum setting_id id, char *buf, 
         break;
     case SETTING_TYPE_ENUM:
         word = config_word(id, get_int(c, st->offset));
-        param = st->param_meta && word && *word && word[strlen(word) - 1] == ':'
-                    ? *CFIELD(c, const char *, st->param_offset)
-                    : NULL;
+        param = word && takes_param(st, word) ? *CFIELD(c, const char *, st->param_offset) : NULL;
         snprintf(buf, n, "%s%s", word ? word : "?", param ? param : "");
         break;
     case SETTING_TYPE_PATH:
@@ -231,12 +246,10 @@ static const char *word_list(const struct setting *st, enum setting_id id, char 
     buf[0] = '\0';
     for (size_t i = 0; i < config_nwords && k < n; i++) {
         const struct setting_word *w = &config_words[i];
-        size_t len = strlen(w->word);
         if (w->id != id || (st->bool_words && parse_bool_value(w->word, &dummy)))
             continue;
         k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? ", " : "", w->word,
-                              len && w->word[len - 1] == ':' && st->param_meta ? st->param_meta
-                                                                               : "");
+                              takes_param(st, w->word) ? st->param_meta : "");
     }
     if (st->bool_words && k < n)
         snprintf(buf + k, n - k, "%s1/0, yes/no, true/false, on/off", k ? ", " : "");
@@ -305,7 +318,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
             size_t len = strlen(w->word);
             if (w->id != id)
                 continue;
-            if (st->param_meta && len && w->word[len - 1] == ':') {
+            if (takes_param(st, w->word)) {
                 char *param;
                 if (strncasecmp(s, w->word, len) != 0)
                     continue;

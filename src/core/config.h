@@ -128,6 +128,11 @@ extern const size_t config_nwords;
 /* The word of value for the enum setting id, or NULL when it has none. Any thread. */
 const char *config_word(enum setting_id id, int value);
 
+/* The value whose word, for the enum setting id, is word (any case): the way back from a
+ * printed word (a saved report's "cupti") to its value. Returns false, *value untouched, when
+ * word is none of them. Any thread. */
+bool config_word_value(enum setting_id id, const char *word, int *value);
+
 /* The setting named by the n bytes at name, or NULL. */
 const struct setting *config_find(const char *name, size_t n);
 

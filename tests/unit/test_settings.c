@@ -152,6 +152,23 @@ static void test_enum_names(void **state)
     assert_string_equal(log_level_name(LOG_DEBUG), "debug");
 }
 
+/* From a word back to its value: every word of every enum; none for another word. */
+static void test_word_values(void **state)
+{
+    int v = -7;
+
+    for (size_t i = 0; i < config_nwords; i++) {
+        assert_true(config_word_value(config_words[i].id, config_words[i].word, &v));
+        assert_int_equal(v, config_words[i].value);
+    }
+    assert_true(config_word_value(SETTING_TIMER, "CUPTI", &v));
+    assert_int_equal(v, TIMER_CUPTI);
+    v = -7;
+    assert_false(config_word_value(SETTING_TIMER, "hardware", &v));
+    assert_false(config_word_value(SETTING_GATE, "cupti", &v));
+    assert_int_equal(v, -7);
+}
+
 /* Unset: every setting at its default, from "default", no warning; paths NULL. */
 static void test_defaults(void **state)
 {
@@ -506,6 +523,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_is_whole),
         cmocka_unit_test(test_enum_names),
+        cmocka_unit_test(test_word_values),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_every_long),
         cmocka_unit_test(test_every_bool),
