@@ -175,7 +175,7 @@ static void describe_gate(struct report *r)
     uint32_t missing = atomic_load(&kt.ungated_contexts);
     uint32_t pools = atomic_load(&kt.drain.npools);
 
-    r->gate_requested = kt.cfg.gate == GATE_AUTO ? "auto" : kt.cfg.gate == GATE_ON ? "on" : "off";
+    r->gate_requested = gate_mode_name(kt.cfg.gate);
     r->gate = r->gate_requested;
     r->gate_unavailable = kt.cfg.gate == GATE_OFF ? 0 : missing;
     r->contexts = (int)pools;
@@ -212,11 +212,10 @@ static void note_hw_devices(void)
  * records are the rows' samples (KTIME_TIMER=cupti and CUPTI started). */
 static bool finish_cupti(struct report *r, bool stopped, int floor_launches)
 {
-    static const char *const names[] = { "events", "cupti", "both" };
     struct cuptitimer_info info;
 
-    r->timer_requested = names[kt.cfg.timer];
-    r->timer = names[kt.cfg.timer];
+    r->timer_requested = timer_kind_name(kt.cfg.timer);
+    r->timer = timer_kind_name(kt.cfg.timer);
     if (kt.cfg.timer == TIMER_EVENTS)
         return false;
     if (stopped) {
@@ -229,7 +228,7 @@ static bool finish_cupti(struct report *r, bool stopped, int floor_launches)
     r->cupti_dropped = info.dropped;
     r->cupti_refused = info.refused;
     if (!info.started)
-        r->timer = "events"; /* CUPTI never started */
+        r->timer = timer_kind_name(TIMER_EVENTS); /* CUPTI never started */
     return stopped && info.started && kt.cfg.timer == TIMER_CUPTI;
 }
 
@@ -455,13 +454,13 @@ static void fill_header(struct report *r)
     if (clock_gettime(CLOCK_REALTIME, &now) == 0)
         r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
     r->warmup = kt.cfg.warmup;
-    r->group_shape = kt.cfg.group_shape;
+    r->group_shape = kt.cfg.group == GROUP_SHAPE;
     r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
     describe_gate(r);
     r->devices = kt.devices;
     r->flush_l2 = kt.cfg.flush_l2;
     r->memops = kt.cfg.memops;
-    r->region_mode = kt.cfg.region_outermost ? "outermost" : "innermost";
+    r->region_mode = region_mode_name(kt.cfg.region);
     r->nvtx = nvtx_state();
     r->flush_bytes = atomic_load(&kt.flush_bytes);
     r->flushes = atomic_load(&kt.flushes);
@@ -469,9 +468,8 @@ static void fill_header(struct report *r)
     r->flush_contexts = atomic_load(&kt.flush_contexts);
     r->flush_unavailable = atomic_load(&kt.flush_unavailable);
     if (kt.cfg.range != RANGE_ALL) {
-        static char nvtx_range[300];
-        snprintf(nvtx_range, sizeof nvtx_range, "nvtx:%s", kt.cfg.range_name ? kt.cfg.range_name : "");
-        r->range = kt.cfg.range == RANGE_NVTX ? nvtx_range : "profiler-api";
+        static char range[300];
+        r->range = config_value(&kt.cfg, SETTING_RANGE, range, sizeof range);
         r->range_starts = atomic_load(&kt.range_starts);
         r->range_stops = atomic_load(&kt.range_stops);
         r->ranges = atomic_load(&kt.ranges);
