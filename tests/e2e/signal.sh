@@ -25,7 +25,9 @@ wait_for() {
 run_killed() {
     _n=$1
     shift
-    env LD_LIBRARY_PATH="$LDP" "$@" "$A" --sleep-ms 10000 k=125000:40 >"$tmp/$_n.out" 2>"$tmp/$_n.err" &
+    : >"$tmp/$_n.out"
+    : >"$tmp/$_n.err"
+    env LD_LIBRARY_PATH="$LDP" "$@" "$A" --sleep-ms 10000 k=125000:40 >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
     _pid=$!
     wait_for "$tmp/$_n.out" "^launches"
     kill -TERM $_pid
@@ -43,7 +45,11 @@ bg_signal() {
     _when=$2
     _sig=$3
     shift 3
-    env LD_LIBRARY_PATH="$LDP" "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err" &
+    # Emptied here, not by the background job's redirections, which may come after the first
+    # look (a file of an earlier run of the same NAME would pass for this one's).
+    : >"$tmp/$_n.out"
+    : >"$tmp/$_n.err"
+    env LD_LIBRARY_PATH="$LDP" "$@" >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
     _pid=$!
     wait_for "$tmp/$_n.${_when%%:*}" "${_when#*:}"
     _t0=$(e2e_now_ms)

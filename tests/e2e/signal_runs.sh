@@ -75,7 +75,10 @@ stop_at_random() {
     _n=$1
     _r=$2
     shift 2
-    env LD_LIBRARY_PATH="$LDP" "$@" "$S" loop 1000 >"$tmp/$_n.out" 2>"$tmp/$_n.err" &
+    # Emptied here, not by the background job's redirection, which may come after the first
+    # look below: the previous run's lines would then pass for this one's.
+    : >"$tmp/$_n.out"
+    env LD_LIBRARY_PATH="$LDP" "$@" "$S" loop 1000 >>"$tmp/$_n.out" 2>"$tmp/$_n.err" &
     _pid=$!
     _i=0
     while ! grep -q '^step' "$tmp/$_n.out" 2>/dev/null && [ $_i -lt 2000 ]; do
