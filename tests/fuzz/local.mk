@@ -30,13 +30,12 @@ tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
-	src/report/report.c src/base/stats.c src/base/sketch.c src/base/shape.c src/report/conditions.c \
-	src/base/jsonout.c src/base/dl.c
+	src/report/names.c src/base/dl.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report/report.c src/base/stats.c \
-	src/base/sketch.c src/base/shape.c src/report/conditions.c src/base/jsonout.c
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) $(REPORT_SOURCES) \
+	src/base/stats.c src/base/sketch.c src/base/shape.c src/base/jsonout.c
 tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_json_LDADD = $(FUZZ_ALL_LDADD)
 
