@@ -2,6 +2,9 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "jsonout.h"
 
+#include <math.h>
+#include <string.h>
+
 size_t utf8_seq(const unsigned char *p)
 {
     unsigned char lo = 0x80, hi = 0xBF;
@@ -31,6 +34,16 @@ size_t utf8_seq(const unsigned char *p)
         if (p[i] < 0x80 || p[i] > 0xBF)
             return 0;
     return n;
+}
+
+size_t utf8_seq_n(const unsigned char *p, size_t avail)
+{
+    unsigned char b[5] = { 0 };
+    size_t n;
+
+    memcpy(b, p, avail < 4 ? avail : 4);
+    n = utf8_seq(b);
+    return n <= avail ? n : 0;
 }
 
 void utf8_write_valid(FILE *f, const char *s)
@@ -182,13 +195,19 @@ void jw_str_or_null(struct jw *w, const char *key, const char *s)
 void jw_num(struct jw *w, const char *key, double v)
 {
     member(w, key);
-    fprintf(w->f, "%.17g", v);
+    if (isfinite(v))
+        fprintf(w->f, "%.17g", v);
+    else
+        fputs("null", w->f); /* JSON has no NaN or infinity */
 }
 
 void jw_fixed(struct jw *w, const char *key, double v, int decimals)
 {
     member(w, key);
-    fprintf(w->f, "%.*f", decimals, v);
+    if (isfinite(v))
+        fprintf(w->f, "%.*f", decimals, v);
+    else
+        fputs("null", w->f);
 }
 
 void jw_u64(struct jw *w, const char *key, uint64_t v)

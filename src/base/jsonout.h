@@ -13,6 +13,10 @@
  * sequence, so this never reads past the string's end. */
 size_t utf8_seq(const unsigned char *p);
 
+/* utf8_seq for the avail bytes at p, which need not end in a NUL: 0 also when the sequence
+ * would run past them. */
+size_t utf8_seq_n(const unsigned char *p, size_t avail);
+
 /* Whether s (NULL: "") is well-formed UTF-8 throughout. */
 bool utf8_ok(const char *s);
 
@@ -72,7 +76,8 @@ void jw_close(struct jw *w);
 void jw_break(struct jw *w, int indent);
 
 /* A member (key) or element (key NULL) of each type. jw_str writes NULL as ""; the _or_null
- * forms write null for NULL. jw_fixed writes v with `decimals` digits after the point. */
+ * forms write null for NULL. jw_fixed writes v with `decimals` digits after the point. A
+ * number that is not finite (NaN, infinity), which JSON cannot hold, is written null. */
 void jw_str(struct jw *w, const char *key, const char *s);
 void jw_str_or_null(struct jw *w, const char *key, const char *s);
 void jw_num(struct jw *w, const char *key, double v);

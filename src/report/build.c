@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-_Static_assert((int)RM_NDROPS == (int)DROP_NREASONS, "fields.h's RM_DROPS follows enum report_drop");
+_Static_assert((int)RM_NDROPS == (int)DROP_NREASONS,
+               "fields.h's RM_DROPS follows enum report_drop");
 
 /* ---- the kernels' rows ---- */
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert((int)RM_NREASONS == (int)COND_NREASONS, "fields.h's RM_REASONS follows enum cond_reason");
+_Static_assert((int)RM_NREASONS == (int)COND_NREASONS,
+               "fields.h's RM_REASONS follows enum cond_reason");
 
 
 static bool slowed(const struct cond_device *d)
@@ -260,7 +261,8 @@ static void cond_dev(struct model *m, struct rm_cond_dev *o, const struct condit
     o->ordinal = ordinal;
     o->checked = d && d->mapped && d->samples;
     o->reason = o->checked ? NULL
-                           : model_strdup(m, d && d->why[0] ? d->why : "no NVML device found for it");
+                           : model_strdup(m, d && d->why[0] ? d->why
+                                                            : "no NVML device found for it");
     o->pci_bus_id = d ? str_or_null(m, d->pci_bus_id) : NULL;
     if (!o->checked)
         return;

@@ -89,6 +89,7 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
     jw_str(w, "name", k->name);
     jw_bytes_member(w, "name", k->name);
     jw_str(w, "mangled", k->mangled);
+    jw_bytes_member(w, "mangled", k->mangled);
     jw_str(w, "kind", k->kind == REPORT_GRAPH ? "graph" : "kernel");
     jw_open(w, "devices", '[', JW_INLINE, 0, 0);
     for (size_t d = 0; d < k->ndev; d++)

@@ -91,7 +91,7 @@ static void json_settings(struct jw *w, const struct model *m)
     jw_str(w, "launch_gate_mode", m->gate);
     jw_str(w, "launch_gate_requested", m->gate_requested);
     jw_u64(w, "launch_gate_unavailable_contexts", m->gate_unavailable);
-    jw_i64(w, "contexts", m->contexts);
+    long_or_null(w, "contexts", m->contexts);
     jw_i64(w, "warmup", m->warmup);
     jw_str(w, "group", m->group_shape ? "shape" : "name");
     jw_open(w, "timer", '{', JW_INLINE, 0, 0);
@@ -358,7 +358,9 @@ static void json_range(struct jw *w, const struct rm_range *g)
         const struct rm_row *k = &g->rows[j];
         jw_open(w, NULL, '{', JW_INLINE, 0, 0);
         jw_str(w, "name", k->name);
+        jw_bytes_member(w, "name", k->name);
         jw_str(w, "mangled", k->mangled);
+        jw_bytes_member(w, "mangled", k->mangled);
         jw_str(w, "kind", k->kind == REPORT_GRAPH ? "graph" : "kernel");
         jw_u64(w, "timed", k->st.timed);
         json_stats_range(w, &k->st, RS_TOTAL, RS_M2);

@@ -89,7 +89,8 @@ bool model_timer_is(const struct model *m, const char *t)
 
 static int cmp_short(const void *a, const void *b)
 {
-    const struct rm_row *x = *(const struct rm_row *const *)a, *y = *(const struct rm_row *const *)b;
+    const struct rm_row *x = *(const struct rm_row *const *)a;
+    const struct rm_row *y = *(const struct rm_row *const *)b;
     int c = strcmp(x->short_name, y->short_name);
 
     return c ? c : (x < y ? -1 : x > y);

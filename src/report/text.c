@@ -74,8 +74,9 @@ static void text_devices(FILE *f, const struct model *m)
                     v->floor_hw_us);
         fprintf(f, "; a kernel under %.0fx the timer's floor is marked \"near floor\"%s\n",
                 NEAR_FLOOR_FACTOR,
-                model_timer_is(m, "cupti") ? ""
-                                           : " (KTIME_TIMER=cupti reads it without the events' bias)");
+                model_timer_is(m, "cupti")
+                    ? ""
+                    : " (KTIME_TIMER=cupti reads it without the events' bias)");
     }
 }
 
@@ -85,8 +86,9 @@ static void text_settings(FILE *f, const struct model *m)
     fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
             m->warmup);
     if (m->group_shape)
-        fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
-                   "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n",
+        fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block "
+                   "and\n         dynamic shared memory in bytes, the %d most timed "
+                   "(KTIME_GROUP=shape)\n",
                 SHAPE_SHOW);
     if (m->flush) {
         const struct rm_flush *fl = m->flush;
@@ -128,8 +130,10 @@ static void text_method(FILE *f, const struct model *m)
                    "         (KTIME_TIMER=cupti); no events, no launch gate\n");
     else if (model_timer_is(m, "both"))
         fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch,\n"
-                   "         and CUPTI's hardware start and end of the same kernels (KTIME_TIMER=both):\n"
-                   "         the table shows the events; their bias over the hardware is below it\n");
+                   "         and CUPTI's hardware start and end of the same kernels "
+                   "(KTIME_TIMER=both):\n"
+                   "         the table shows the events; their bias over the hardware is below "
+                   "it\n");
     else
         fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
                    "         each interval includes the GPU's grid launch latency (a few us)\n");
@@ -262,8 +266,8 @@ static void text_launches(FILE *f, const struct model *m)
         fputc('\n', f);
     }
     if (t[RT_UNGATED] && !gate_is(m, "off"))
-        fprintf(f, "ungated  %llu of the timed launches found the GPU behind (or were a kernel's first)\n",
-                (unsigned long long)t[RT_UNGATED]);
+        fprintf(f, "ungated  %llu of the timed launches found the GPU behind (or were a "
+                   "kernel's first)\n", (unsigned long long)t[RT_UNGATED]);
     if (m->timer.records_dropped || m->timer.buffers_refused)
         fprintf(f, "cupti    %llu records dropped by CUPTI; %llu times no free buffer "
                    "(KTIME_CUPTI_BUFFER_MB)\n", (unsigned long long)m->timer.records_dropped,

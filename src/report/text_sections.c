@@ -86,8 +86,9 @@ void text_memops(FILE *f, const struct model *m)
 {
     if (!m->memops_on || !m->nmemops)
         return;
-    fprintf(f, "\nmemory operations: copies and sets, each between an event pair on its stream as a "
-               "launch is;\nnever inside a kernel's interval (KTIME_MEMOPS=0: not timed)\n");
+    fprintf(f, "\nmemory operations: copies and sets, each between an event pair on its stream "
+               "as a launch is;\nnever inside a kernel's interval (KTIME_MEMOPS=0: not "
+               "timed)\n");
     fprintf(f, "%12s %9s %7s %9s %11s %11s %11s %11s %12s %9s  %s\n", "Total ms", "Calls",
             "Warmup", "Timed", "Mean us", "Med us", "Min us", "Max us", "Total MB", "GB/s",
             "Kind");
