@@ -20,7 +20,7 @@ const char *const config_known_names[] = {
     "KTIME_NVML_LIB", "KTIME_NVML_INTERVAL_MS", "KTIME_ALSO_OUTPUT", "KTIME_FLUSH_L2",
     "KTIME_MEMOPS", "KTIME_NVTX", "KTIME_REGION",
     /* read by the launcher (tools/ktime) */
-    "KTIME_LIBRARY", "KTIME_TOOL",
+    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER",
     /* read by the tests and benchmarks */
     "KTIME_LIB", "KTIME_SO", "KTIME_TEST_WARMUP",
     NULL

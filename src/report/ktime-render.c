@@ -4,13 +4,13 @@
  *
  *   ktime-render [--format text|csv|json] [--top N] [--sort total|mean|p99|calls]
  *                [--filter REGEX] FILE
- *   ktime-render --name-column < ROWS.json
+ *   ktime-render --name-column [--width N] < ROWS.json
  *
  * --filter is a POSIX extended regular expression, searched in each kernel's name and
  * mangled name. --name-column reads a JSON list of rows ({"name", "name_bytes", "kind"}) and
  * writes each one's reference number and short name (as hex), as the text's Kernel column
- * shows it: for tables other tools print (ktime diff). Exit status 0, or 2 with one line on
- * stderr. */
+ * (of N bytes, 72 unless given) shows it: for the tables and plots of ktime diff and ktime
+ * plot. Exit status 0, or 2 with one line on stderr. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "reader.h"
 
@@ -61,7 +61,7 @@ static char *slurp(FILE *f, size_t *len)
 
 struct opts {
     const char *format, *sort, *filter, *file;
-    size_t top;
+    size_t top, width;
     bool name_column;
 };
 
@@ -76,7 +76,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
                            : strcmp(a, "--sort") == 0 ? &o->sort
                            : strcmp(a, "--filter") == 0 ? &o->filter
                                                         : NULL;
-        if (val || strcmp(a, "--top") == 0) {
+        bool number = strcmp(a, "--top") == 0 || strcmp(a, "--width") == 0;
+        if (val || number) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", a);
             if (val) {
@@ -85,10 +86,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
             }
             char *end;
             errno = 0;
-            long top = strtol(argv[++i], &end, 10);
-            if (errno || end == argv[i] || *end || top < 1)
-                return usage_error("--top %s: give at least 1", argv[i]);
-            o->top = (size_t)top;
+            long n = strtol(argv[++i], &end, 10);
+            if (errno || end == argv[i] || *end || n < 1)
+                return usage_error(strcmp(a, "--top") == 0 ? "--top %s: give at least 1"
+                                                           : "--width %s: give at least 1",
+                                   argv[i]);
+            *(strcmp(a, "--top") == 0 ? &o->top : &o->width) = (size_t)n;
         } else if (strcmp(a, "--name-column") == 0) {
             o->name_column = true;
         } else if (a[0] == '-' && a[1] && strcmp(a, "--") != 0) {
@@ -107,7 +110,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* --name-column: the short names of the rows on stdin. */
-static int name_column(void)
+static int name_column(size_t width)
 {
     char *text;
     size_t len;
@@ -138,6 +141,7 @@ static int name_column(void)
             w->name = raw ? raw : w->name;
         }
     }
+    m.name_width = width;
     model_names(&m);
     for (size_t i = 0; i < m.nrows && !m.oom; i++) {
         printf("%d ", m.rows[i].ref);
@@ -215,5 +219,5 @@ int main(int argc, char **argv)
 
     if (rc != 0)
         return rc;
-    return o.name_column ? name_column() : render(&o);
+    return o.name_column ? name_column(o.width) : render(&o);
 }

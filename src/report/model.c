@@ -98,7 +98,7 @@ static int cmp_short(const void *a, const void *b)
 
 void model_names(struct model *m)
 {
-    size_t n = m->nrows;
+    size_t n = m->nrows, width = m->name_width ? m->name_width : NAME_WIDTH;
     struct rm_row **by = calloc(n ? n : 1, sizeof *by);
     bool *mark = calloc(n ? n : 1, sizeof *mark);
     int nref = 0;
@@ -107,7 +107,7 @@ void model_names(struct model *m)
         struct rm_row *w = &m->rows[i];
         int how = 0;
         if (w->kind == REPORT_KERNEL)
-            how = report_short_name(w->name, w->short_name, sizeof w->short_name, NAME_WIDTH);
+            how = report_short_name(w->name, w->short_name, sizeof w->short_name, width);
         else
             snprintf(w->short_name, sizeof w->short_name, "%s", w->name);
         if (by && mark) {
@@ -139,7 +139,7 @@ void model_names(struct model *m)
                 memcpy(w->short_name, k->short_name, sizeof w->short_name);
                 w->ref = k->ref;
             } else {
-                report_short_name(w->name, w->short_name, sizeof w->short_name, NAME_WIDTH);
+                report_short_name(w->name, w->short_name, sizeof w->short_name, width);
                 w->ref = 0;
             }
         }

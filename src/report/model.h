@@ -274,6 +274,7 @@ struct model {
     const char *note;          /* NULL: none */
     struct rm_merged *merged;  /* NULL: not a merged report */
     bool has_refs;             /* model_names gave a row a reference */
+    size_t name_width;         /* the Kernel column's width (0: NAME_WIDTH) */
     /* the memory all of it is in */
     struct arena_block *mem;
     bool oom;                  /* an allocation failed: the model is incomplete */
