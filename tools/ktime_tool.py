@@ -1048,9 +1048,28 @@ def cmd_report(a):
     return 0
 
 
+def is_empty_report(r):
+    """A process that launched nothing (the library's "no CUDA launches" report): no kernel
+    row, no launch seen, no memory operation."""
+    t = r.get("totals")
+    return not r.get("kernels") and not r.get("memops") and \
+        not (t.get("launches_seen") if isinstance(t, dict) else None)
+
+
 def cmd_merge(a):
     inputs = [(p, load_report(p)) for p in a.files]
-    write_out(dump_json(merge_reports(inputs)), a.output)
+    # An empty report (a job's launcher, a helper process) is no rank: it decides neither the
+    # timer, nor the warmup, nor the count of ranks.
+    empty = [("merged_from" not in r and is_empty_report(r)) for _, r in inputs]
+    kept = [x for x, e in zip(inputs, empty) if not e]
+    if not kept:
+        raise KtoolError("ktime merge: every input is an empty report (no CUDA launches): "
+                         "nothing to merge")
+    for (p, r), e in zip(inputs, empty):
+        if e:
+            sys.stderr.write("ktime merge: %s: skipped, an empty report (no CUDA launches in "
+                             "pid %s)\n" % (p, r.get("pid")))
+    write_out(dump_json(merge_reports(kept)), a.output)
     return 0
 
 

@@ -28,12 +28,11 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     atomic_init(&d->npools, 0);
     d->aggs = NULL;
     d->last_agg = NULL;
-    d->tick = NULL;
     d->records = NULL;
     d->trace = NULL;
     d->sample = NULL;
     d->grow_clock = monotonic_ns;
-    d->started = false;
+    atomic_init(&d->started, false);
     atomic_init(&d->stop, 0);
     pthread_mutex_init(&d->pass_lock, NULL);
     pthread_mutex_init(&d->wake_mu, NULL);
@@ -469,8 +468,6 @@ static void *drain_main(void *arg)
 
     while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
         bool busy;
-        if (d->tick)
-            d->tick();
         if (d->records)
             d->records();
         pthread_mutex_lock(&d->pass_lock);
@@ -491,6 +488,14 @@ int drain_start(struct drain *d)
     sigset_t all, old;
     int err;
 
+    /* Under wake_mu, as drain_stop() sets stop: a thread is either started before it, and
+     * joined there, or not at all. */
+    pthread_mutex_lock(&d->wake_mu);
+    if (atomic_load_explicit(&d->stop, memory_order_acquire) ||
+        atomic_load_explicit(&d->started, memory_order_relaxed)) {
+        pthread_mutex_unlock(&d->wake_mu);
+        return 0;
+    }
     /* The drain thread must never receive the host program's signals. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -500,28 +505,31 @@ int drain_start(struct drain *d)
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err == 0) {
-        d->started = true;
+        atomic_store_explicit(&d->started, true, memory_order_release); /* after d->thread */
 #ifdef __GLIBC__
         pthread_setname_np(d->thread, "ktime-drain");
 #endif
     }
+    pthread_mutex_unlock(&d->wake_mu);
     return err;
 }
 
 bool drain_stop(struct drain *d, long wait_ms)
 {
     struct timespec ts;
+    bool started;
 
-    if (!d->started)
-        return true;
     pthread_mutex_lock(&d->wake_mu);
     atomic_store_explicit(&d->stop, 1, memory_order_release);
     pthread_cond_signal(&d->wake_cv);
+    started = atomic_load_explicit(&d->started, memory_order_acquire);
     pthread_mutex_unlock(&d->wake_mu);
+    if (!started)
+        return true;
     ts = time_after(CLOCK_REALTIME, wait_ms * 1000); /* pthread_timedjoin_np's clock */
     if (pthread_timedjoin_np(d->thread, NULL, &ts) != 0)
         return false;
-    d->started = false;
+    atomic_store_explicit(&d->started, false, memory_order_release);
     return true;
 }
 

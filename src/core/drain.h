@@ -41,9 +41,8 @@ struct drain {
     _Atomic uint32_t npools;
     struct agg *aggs;            /* uthash, by key; drain thread only while it runs */
     struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
-    void (*_Atomic tick)(void);  /* called by the drain thread on every pass, if set; set while
-                                  * it runs (signals_install), hence atomic */
-    void (*_Atomic records)(void); /* likewise: parses CUPTI's record buffers, if set */
+    void (*_Atomic records)(void); /* called by the drain thread on every pass, if set: parses
+                                  * CUPTI's record buffers; set while it runs, hence atomic */
     struct trace *trace;         /* KTIME_TRACE: every sample placed on the timeline, or NULL;
                                   * set before the thread starts */
     void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
@@ -55,7 +54,8 @@ struct drain {
     pthread_mutex_t wake_mu;     /* with wake_cv: drain_stop() ends the thread's sleep */
     pthread_cond_t wake_cv;
     pthread_t thread;
-    bool started;
+    _Atomic bool started;        /* the thread runs: set by drain_start (under wake_mu),
+                                  * cleared by drain_stop once joined; read by any thread */
     _Atomic int stop;
     /* What the drain cost, for KTIME_LOG=debug: written by whoever drains, read at exit.
      * The *_ns times are wall time inside the calls, kept only when `self_timing` is set (two
@@ -80,7 +80,8 @@ uint32_t drain_pass_pool(struct drain *d, struct pool *p);
  * events, and marks it dead. With pass_lock held, or from the drain thread. */
 void drain_pool_gone(struct drain *d, struct pool *p);
 
-/* Starts the drain thread. Returns 0 or an errno value. */
+/* Starts the drain thread, unless it runs already or drain_stop() has been called (then
+ * nothing: 0). Returns 0 or an errno value. Any thread. */
 int drain_start(struct drain *d);
 
 /* One pass over every pool: takes submitted pairs, folds completed ones, recycles them,
@@ -89,7 +90,7 @@ int drain_start(struct drain *d);
 uint32_t drain_pass(struct drain *d);
 
 /* Asks the thread to stop and waits for it at most wait_ms. Returns true when it has
- * stopped (or never started). Any thread but the drain thread. */
+ * stopped (or never started: none starts after this call). Any thread but the drain thread. */
 bool drain_stop(struct drain *d, long wait_ms);
 
 /* Polls until no pair is pending or wait_ms has passed, then counts what is left as

@@ -1,4 +1,4 @@
-/* outpath.c - expands the placeholders of KTIME_OUTPUT (%p, %h, %q{NAME}, %%). */
+/* outpath.c - expands the placeholders of KTIME_OUTPUT (%p, %h, %r, %l, %q{NAME}, %%). */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "outpath.h"
 
@@ -114,7 +114,7 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
         case 'l': {
             const char *v = *p == 'r' ? outpath_rank(getenv_fn) : outpath_local_rank(getenv_fn);
             if (!v)
-                v = "0";
+                v = OUTPATH_NO_RANK;
             put(&s, v, strlen(v));
             p++;
             break;
@@ -168,6 +168,25 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
     if (outsz > 0)
         out[s.len < outsz ? s.len : outsz - 1] = '\0';
     return s.len < outsz ? 0 : -1;
+}
+
+bool outpath_per_process(const char *tmpl)
+{
+    for (const char *p = tmpl; (p = strchr(p, '%')); p++) {
+        p++;
+        if (*p == '\0')
+            break;
+        if (*p == 'p' || *p == 'r' || *p == 'l')
+            return true;
+        /* Only a well-formed %q{NAME}, as outpath_expand expands it. */
+        if (*p == 'q' && p[1] == '{' && p[2] != '}') {
+            const char *end = strchr(p + 2, '}');
+            if (end && (size_t)(end - (p + 2)) <= NAME_MAX_LEN)
+                return true;
+        }
+        /* "%%" and anything else are one literal: go on after it. */
+    }
+    return false;
 }
 
 int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz)

@@ -3,17 +3,22 @@
 #ifndef KTIME_OUTPATH_H
 #define KTIME_OUTPATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The name %h gives when the host name cannot be read. */
 #define OUTPATH_UNKNOWN_HOST "unknown-host"
 
+/* What %r and %l give when no launcher's variable holds a rank: a word, so that a process
+ * outside the job (the launcher itself, a helper it starts) is never named as rank 0. */
+#define OUTPATH_NO_RANK "norank"
+
 /* Expands tmpl into out (outsz bytes, terminating NUL included):
  *   %p        pid
  *   %h        host (OUTPATH_UNKNOWN_HOST when host is NULL)
  *   %q{NAME}  getenv_fn(NAME); an unset NAME gives "" and one "ktime:" warning naming it
- *   %r        the rank (outpath_rank), "0" when none is found
- *   %l        the local rank (outpath_local_rank), "0" when none is found
+ *   %r        the rank (outpath_rank), OUTPATH_NO_RANK when none is found
+ *   %l        the local rank (outpath_local_rank), OUTPATH_NO_RANK when none is found
  *   %%        a single %
  * Anything else after a % (or a % at the end), an unterminated or empty %q{, or a NAME
  * longer than 255 bytes is kept as written, with one warning per call for the first one.
@@ -22,6 +27,11 @@
  * call getenv_fn. */
 int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
                    const char *(*getenv_fn)(const char *name));
+
+/* Whether tmpl names a file per process: it holds %p, %r, %l or a well-formed %q{NAME} (the
+ * placeholders whose value may differ between the processes of one job; %h and %% do not
+ * count). Never allocates. */
+bool outpath_per_process(const char *tmpl);
 
 /* The template tmpl anchored in directory dir: tmpl itself when it is absolute or dir is NULL
  * or empty, else dir (each '%' in it doubled, so that it expands to itself), '/', tmpl.

@@ -38,7 +38,6 @@ struct ktime_state {
     struct report_device devices[KTIME_MAX_DEVICES];
     _Atomic int ndevices;
     pid_t owner;                        /* the process that loaded ktime */
-    _Atomic int pending_signal;         /* set by the signal handler (lock-free atomic) */
     CUcontext failed_ctx[KTIME_MAX_FAILED_CTX]; /* contexts whose pool could not be set up */
     _Atomic uint32_t nfailed;
     _Atomic uint32_t ungated_contexts;  /* pools made without launch gates though asked for */

@@ -24,6 +24,7 @@
 #include "cuptitimer.h"
 #include "dl.h"
 #include "driver.h"
+#include "exec.h"
 #include "ktime.h"
 #include "lifecycle.h"
 #include "launch.h"
@@ -657,7 +658,7 @@ KTIME_NO_SAN static void *own_export(const char *name)
         return (void *)dlsym;
     if (streq(name, "ktime_version"))
         return (void *)ktime_version;
-    return NULL;
+    return exec_own_export(name);
 }
 
 typedef void *(*dlopen_fn)(const char *, int);

@@ -316,7 +316,7 @@ void cuptitimer_start(void)
     }
     if (!atomic_load(&cu.active)) {
         atomic_store(&kt.timing, TIMER_EVENTS);
-        log_warn("KTIME_TIMER=%s: %s", kt.cfg.timer == TIMER_BOTH ? "both" : "cupti", cu.note);
+        log_warn("KTIME_TIMER=%s: %s", timer_kind_name(kt.cfg.timer), cu.note);
     }
     pthread_mutex_unlock(&kt.setup_lock);
 }

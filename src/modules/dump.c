@@ -1,12 +1,11 @@
 /* dump.c - KTIME_DUMP_SAMPLES (dump.h). Only the drain thread writes (or the exit path once the
  * drain thread has stopped): never an application thread, never the launch path. Its own
- * buffer and write(2), not stdio: a forked child's exit would flush a copy of a stdio buffer
- * into the parent's file a second time. */
+ * buffer and output_write(), never the output's stdio buffer (left empty): a forked child's
+ * exit would flush a copy of a stdio buffer into the parent's file a second time. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "dump.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,33 +13,30 @@
 
 #include "log.h"
 #include "outpath.h"
+#include "output.h"
 #include "state.h"
 
-static int dump_fd = -1;
-static int dump_state;  /* 0 not opened yet, 1 open, -1 failed or closed */
+static struct output dump_out;
+static int dump_state;  /* 0 not opened yet, 1 open, 2 open but a write failed, -1 failed or closed */
 static pid_t dump_pid;  /* the process that opened it: only it writes */
+static char dump_path[4096];
 static char dump_buf[1 << 16];
 static size_t dump_len;
-static bool dump_lost;
+static int dump_errno;  /* why a write failed */
 
 static const char *env_get(const char *name)
 {
     return getenv(name);
 }
 
+/* A FIFO's reader may be slow: the drain thread waits at most KTIME_EXIT_WAIT_MS for room,
+ * once; after a failed write nothing more is written. */
 static void dump_flush(void)
 {
-    size_t off = 0;
-
-    while (off < dump_len) {
-        ssize_t w = write(dump_fd, dump_buf + off, dump_len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            dump_lost = true;
-            break;
-        }
-        off += (size_t)w;
+    if (dump_state == 1 && dump_len &&
+        output_write(&dump_out, dump_buf, dump_len, kt.cfg.exit_wait_ms) != 0) {
+        dump_errno = errno;
+        dump_state = 2;
     }
     dump_len = 0;
 }
@@ -55,17 +51,25 @@ static void dump_append(const char *s, size_t n)
     }
 }
 
+/* Opened the way KTIME_OUTPUT is (output.h): never blocking on a FIFO, never through
+ * another user's link in a sticky directory, a temporary renamed into place at the end. */
 static bool dump_open(void)
 {
-    char path[4096], host[256], head[128];
+    char host[256], head[128];
+    const char *why = NULL;
 
     if (dump_state)
-        return dump_state > 0 && dump_pid == getpid();
+        return dump_state == 1 && dump_pid == getpid();
     dump_state = -1;
     if (outpath_resolve(kt.cfg.dump, kt.start_dir, (long)getpid(),
-                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0 ||
-        (dump_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        log_warn("KTIME_DUMP_SAMPLES '%s' cannot be written; no samples are dumped", kt.cfg.dump);
+                        outpath_hostname(host, sizeof host), dump_path, sizeof dump_path,
+                        env_get) != 0) {
+        log_warn("KTIME_DUMP_SAMPLES '%s' is too long once expanded; no samples are dumped",
+                 kt.cfg.dump);
+        return false;
+    }
+    if (output_open_stream(&dump_out, dump_path, &why) != 0) {
+        log_warn("KTIME_DUMP_SAMPLES '%s' %s; no samples are dumped", dump_path, why);
         return false;
     }
     dump_pid = getpid();
@@ -106,10 +110,15 @@ void dump_setup(void)
 
 void dump_close(void)
 {
+    const char *why = NULL;
+
     if (dump_state > 0 && dump_pid == getpid()) {
         dump_flush();
-        if (close(dump_fd) != 0 || dump_lost)
-            log_warn("KTIME_DUMP_SAMPLES: writing the samples failed; the file is incomplete");
+        bool failed = dump_state == 2;
+        if (output_close(&dump_out, failed, &why) != 0 || failed)
+            log_warn("writing KTIME_DUMP_SAMPLES '%s' failed (%s); %s", dump_path,
+                     failed ? strerror(dump_errno) : why,
+                     dump_out.replace ? "no samples are dumped" : "the samples are incomplete");
     }
     dump_state = -1;
 }

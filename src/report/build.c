@@ -199,6 +199,7 @@ int model_build(struct model *m, struct report *r)
         model_free(m);
         return -1;
     }
+    model_words(m);
     model_names(m);
     return 0;
 }

@@ -82,9 +82,21 @@ void model_free(struct model *m)
 
 /* ---- views ---- */
 
-bool model_timer_is(const struct model *m, const char *t)
+void model_words(struct model *m)
 {
-    return strcmp(m->timer.used ? m->timer.used : "events", t) == 0;
+    static const char *const timers[] = { "events", "cupti", "both" };
+    static const char *const gates[] = { "off", "auto", "on" };
+    const char *used = m->timer.used ? m->timer.used : "events";
+    const char *gate = m->gate ? m->gate : "off";
+
+    m->timer.kind = RM_TIMER_OTHER;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(used, timers[i]) == 0)
+            m->timer.kind = (enum rm_timer_kind)i;
+    m->gate_kind = RM_GATE_OTHER;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(gate, gates[i]) == 0)
+            m->gate_kind = (enum rm_gate_kind)i;
 }
 
 static int cmp_short(const void *a, const void *b)

@@ -154,8 +154,13 @@ struct rm_flush {
     uint64_t contexts, without_buffer;
 };
 
+/* The words of the timer used and the launch gate, as the writers tell them apart. */
+enum rm_timer_kind { RM_EVENTS, RM_CUPTI, RM_BOTH, RM_TIMER_OTHER };
+enum rm_gate_kind { RM_GATE_OFF, RM_GATE_AUTO, RM_GATE_ON, RM_GATE_OTHER };
+
 struct rm_timer {
     const char *requested, *used; /* events, cupti, both (merged: maybe "mixed") */
+    enum rm_timer_kind kind;   /* used's (model_words) */
     const char *note;          /* NULL: none */
     const char *cupti_library; /* NULL: none */
     uint64_t records_dropped, buffers_refused;
@@ -251,6 +256,7 @@ struct model {
     const char *timing_method; /* "cuda-events", "cupti-activity", ... */
     bool launch_gate;
     const char *gate, *gate_requested; /* auto, on, off (merged: maybe "mixed") */
+    enum rm_gate_kind gate_kind; /* gate's (model_words) */
     uint64_t gate_unavailable;
     long contexts;
     long warmup;
@@ -305,8 +311,9 @@ void model_names(struct model *m);
  * same kind and mangled name, else its own name shortened (ref 0). */
 const struct rm_row *model_row_of(const struct model *m, const struct rm_row *w);
 
-/* Is the timer used t ("events", "cupti", "both")? */
-bool model_timer_is(const struct model *m, const char *t);
+/* Sets timer.kind and gate_kind from their words: once, when the model is built or read, so
+ * that the writers compare no strings. */
+void model_words(struct model *m);
 
 /* ---- the writers: each prints m as it is, and returns 0, or -1 when writing to f failed ---- */
 

@@ -314,6 +314,7 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
         model_free(m);
         return -1;
     }
+    model_words(m);
     model_names(m);
     return 0;
 }

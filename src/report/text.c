@@ -5,17 +5,12 @@
 
 #include <string.h>
 
-static bool gate_is(const struct model *m, const char *mode)
-{
-    return strcmp(m->gate ? m->gate : "off", mode) == 0;
-}
-
 /* ---- the header ---- */
 
 static void text_who(FILE *f, const struct model *m)
 {
-    const char *source = model_timer_is(m, "cupti")  ? "CUPTI activity records"
-                         : model_timer_is(m, "both") ? "CUDA events and CUPTI activity records"
+    const char *source = m->timer.kind == RM_CUPTI  ? "CUPTI activity records"
+                         : m->timer.kind == RM_BOTH ? "CUDA events and CUPTI activity records"
                                                      : "CUDA events";
 
     if (m->build && *m->build)
@@ -74,7 +69,7 @@ static void text_devices(FILE *f, const struct model *m)
                     v->floor_hw_us);
         fprintf(f, "; a kernel under %.0fx the timer's floor is marked \"near floor\"%s\n",
                 NEAR_FLOOR_FACTOR,
-                model_timer_is(m, "cupti")
+                m->timer.kind == RM_CUPTI
                     ? ""
                     : " (KTIME_TIMER=cupti reads it without the events' bias)");
     }
@@ -125,10 +120,10 @@ static void text_settings(FILE *f, const struct model *m)
 /* How the samples were taken: the timer and the launch gate. */
 static void text_method(FILE *f, const struct model *m)
 {
-    if (model_timer_is(m, "cupti"))
+    if (m->timer.kind == RM_CUPTI)
         fprintf(f, "method   CUPTI activity records: the hardware's start and end of each kernel\n"
                    "         (KTIME_TIMER=cupti); no events, no launch gate\n");
-    else if (model_timer_is(m, "both"))
+    else if (m->timer.kind == RM_BOTH)
         fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch,\n"
                    "         and CUPTI's hardware start and end of the same kernels "
                    "(KTIME_TIMER=both):\n"
@@ -140,14 +135,14 @@ static void text_method(FILE *f, const struct model *m)
     if (m->timer.note)
         fprintf(f, "timer    KTIME_TIMER=%s: %s\n",
                 m->timer.requested ? m->timer.requested : "events", m->timer.note);
-    if (!model_timer_is(m, "cupti") || m->timer.note) {
-        if (gate_is(m, "auto"))
+    if (m->timer.kind != RM_CUPTI || m->timer.note) {
+        if (m->gate_kind == RM_GATE_AUTO)
             fprintf(f, "gate     auto: a stream that may be idle is held until the launch is "
                        "queued; on a busy\n         one each launch is checked to be queued "
                        "before its start (KTIME_GATE)\n");
-        else if (gate_is(m, "on"))
+        else if (m->gate_kind == RM_GATE_ON)
             fprintf(f, "gate     on: the stream is held until the launch is queued (KTIME_GATE)\n");
-        else if (gate_is(m, "off"))
+        else if (m->gate_kind == RM_GATE_OFF)
             fprintf(f, "gate     off: a launch reaching an idle stream also counts its submission "
                        "time\n");
         else
@@ -237,7 +232,7 @@ static void text_launches(FILE *f, const struct model *m)
     const uint64_t *t = m->totals.n;
     /* Under the CUPTI timer a graph's kernel runs are rows' samples, counted with the
      * launches; with both timers the rows are the events', and those runs only CUPTI's. */
-    bool hw_rows = model_timer_is(m, "cupti");
+    bool hw_rows = m->timer.kind == RM_CUPTI;
 
     if (t[RT_IN_GRAPH])
         fprintf(f, "graphs   %llu kernel runs inside CUDA graphs, from CUPTI's records (%s)\n",
@@ -265,7 +260,7 @@ static void text_launches(FILE *f, const struct model *m)
                     (unsigned long long)m->totals.drops[i]);
         fputc('\n', f);
     }
-    if (t[RT_UNGATED] && !gate_is(m, "off"))
+    if (t[RT_UNGATED] && m->gate_kind != RM_GATE_OFF)
         fprintf(f, "ungated  %llu of the timed launches found the GPU behind (or were a "
                    "kernel's first)\n", (unsigned long long)t[RT_UNGATED]);
     if (m->timer.records_dropped || m->timer.buffers_refused)
@@ -322,7 +317,7 @@ int model_write_text(FILE *f, const struct model *m)
     }
     if (m->merged)
         text_spread(f, m);
-    if (model_timer_is(m, "both"))
+    if (m->timer.kind == RM_BOTH)
         text_bias(f, m);
     text_memops(f, m);
     text_regions(f, m);

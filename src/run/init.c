@@ -55,6 +55,7 @@ __attribute__((constructor)) static void ktime_init(void)
 {
     struct timespec now;
 
+    log_note_stdio(); /* before the program can close or reuse descriptors 1 and 2 */
     config_load(&kt.cfg, env_get);
     kt.owner = getpid();
     if (clock_gettime(CLOCK_REALTIME, &now) == 0)
@@ -63,6 +64,9 @@ __attribute__((constructor)) static void ktime_init(void)
      * (a shell script's children have it in their environment too). */
     if (config_count_unknown(environ) > 0)
         config_warn_unknown(environ, !ktime_parent_has_ktime());
+    /* KTIME_DUMP_CONFIG=1: the settings in force, said once per tree of processes too. */
+    if (kt.cfg.dump_config)
+        config_dump(&kt.cfg, !ktime_parent_has_ktime());
     /* A relative KTIME_OUTPUT names a file in the directory the program started in, wherever
      * it is when it exits. */
     kt.start_dir = getcwd(NULL, 0);
@@ -87,7 +91,7 @@ __attribute__((constructor)) static void ktime_init(void)
         else
             log_info("KTIME_FLUSH_L2=1: timed launches start with a cold L2");
     }
-    region_set_outermost(kt.cfg.region_outermost);
+    region_set_outermost(kt.cfg.region == REGION_OUTERMOST);
     if (kt.cfg.range == RANGE_NVTX) {
         kt.range_id = region_intern(kt.cfg.range_name);
         atomic_store(&region_watch, nvtx_range_watch);

@@ -2,7 +2,8 @@
 # install.sh - `make install DESTDIR=...` from the build tree: what is installed and what is
 # not (no .la), the installed launcher running a program against the installed library,
 # ktime.pc and the public header compiling a program with pkg-config, the man pages, the
-# installed tree moved elsewhere (relocation), and `make uninstall`. TAP.
+# installed tree moved elsewhere (relocation), `ktime --config` installed and moved, and
+# `make uninstall`. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
 
@@ -78,6 +79,9 @@ run_plain base "$A" k=250000:20
 run_k run "$D$bindir/ktime" -o "$tmp/inst.json" "$A" k=250000:20
 check "installed ktime ./app: same stdout and status as without" same_run base run
 check "installed ktime ./app: the report, 15 samples of exactly 250 us" exact "$tmp/inst.json" k 15 250
+run_k cfg "$D$bindir/ktime" -w 3 --config
+check "installed ktime --config: the settings in force, through the installed ktime-settings" sh -c \
+    "[ \$(cat '$tmp/cfg.rc') = 0 ] && grep -q '^KTIME_WARMUP=3  *(launcher option)\$' '$tmp/cfg.out' || { cat '$tmp/cfg.err'; exit 1; }"
 if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
     run_k irep "$D$bindir/ktime" report "$tmp/inst.json"
     check "installed ktime report: the installed ktime-render prints the report" sh -c \
@@ -142,6 +146,9 @@ case $bindir:$libdir in
     run_k mlink "$tmp/links/ktime" -o "$tmp/mlink.json" "$A" k=250000:20
     check "moved tree, through a symlink to its launcher: the program is timed" sh -c \
         "[ \$(cat '$tmp/mlink.rc') = 0 ] && '$JCHECK' '$tmp/mlink.json' 'kernels[mangled=k].timed' == 15"
+    run_k mcfg "$tmp/links/ktime" --config
+    check "moved tree, through a symlink: ktime --config runs the moved ktime-settings" sh -c \
+        "[ \$(cat '$tmp/mcfg.rc') = 0 ] && grep -q '^KTIME_NVTX=1  *(launcher default)\$' '$tmp/mcfg.out' || { cat '$tmp/mcfg.err'; exit 1; }"
     if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
         run_k mtool "$mbin/ktime" report --help
         check "moved tree: ktime report --help runs the moved ktime_tool.py" status_is mtool 0

@@ -238,6 +238,27 @@ sed 's/^  "schema_version": 2,/  "schema_version": 1,/' "$tmp/rank1.json" >"$tmp
 cp "$tmp/rank1.json" "$tmp/v2.json"
 check "merge refuses another schema version: exit 2, one line" merge_refused 'different schema versions' "$tmp/rank0.json" "$tmp/v1.json"
 check "merge refuses a merged report as input: exit 2, one line" merge_refused 'merged report' "$M" "$tmp/rank0.json"
+# Empty reports (a job's launcher and helpers, which launched nothing) are skipped with a
+# note: they decide neither the timer nor the count of ranks. Two ranks under the CUPTI
+# timer and an empty report, which says cuda-events and has another warmup.
+run_ktime me KTIME_OUTPUT="$tmp/empty.json" KTIME_WARMUP=3 "$A" k_idle=1000:0
+run_ktime me2 KTIME_OUTPUT="$tmp/empty2.json" KTIME_WARMUP=3 "$E2E_BIN/app_nocuda"
+for r in 0 1; do
+    run_ktime "mc$r" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" KTIME_OUTPUT="$tmp/crank$r.json" \
+        RANK=$r WORLD_SIZE=2 "$A" k_small=125000:$((40 + 10 * r))
+done
+kt merge "$tmp/empty.json" "$tmp/crank0.json" "$tmp/crank1.json" "$tmp/empty2.json" -o "$tmp/mc.json" 2>"$tmp/mc.err"
+echo $? >"$tmp/mc.rc"
+check "merge with empty reports: exit 0, 2 ranks merged, timer cupti-activity" \
+    sh -c "[ \$(cat '$tmp/mc.rc') = 0 ] && '$JCHECK' '$tmp/mc.json' 'merged_from|len' == 2 && '$JCHECK' '$tmp/mc.json' 'merged_from[0].rank' == 0 && '$JCHECK' '$tmp/mc.json' 'merged_from[1].rank' == 1 && '$JCHECK' '$tmp/mc.json' timing_method == cupti-activity"
+check "merge with empty reports: the ranks' launches only (40 + 50)" jc "$tmp/mc.json" 'kernels[mangled=k_small].calls' == 90
+check "merge with empty reports: one note per empty report on stderr, naming it" \
+    sh -c "[ \$(wc -l <'$tmp/mc.err') = 2 ] && grep -qx 'ktime merge: $tmp/empty.json: skipped, an empty report (no CUDA launches in pid [0-9]*)' '$tmp/mc.err' && grep -q '^ktime merge: $tmp/empty2.json: skipped' '$tmp/mc.err'"
+kt report "$tmp/mc.json" >"$tmp/mc.txt"
+check "merge with empty reports: the text says 2 reports (ranks 0, 1)" grep -q '^merged   2 reports (ranks 0, 1) ' "$tmp/mc.txt"
+kt merge "$tmp/rank2.json" "$tmp/empty.json" "$tmp/rank0.json" "$tmp/rank1.json" >"$tmp/m3e.json" 2>/dev/null
+check "merge: an empty report among the ranks changes nothing, byte for byte" cmp "$M" "$tmp/m3e.json"
+check "merge of empty reports only: exit 2, one line" merge_refused 'every input is an empty report' "$tmp/empty.json" "$tmp/empty2.json"
 check "merge of schema 2 reports (unknown fields carried): exit 0" sh -c "kt() { '$PY' '$TOOL' \"\$@\"; }; kt merge '$tmp/v2.json' '$tmp/v2.json' >'$tmp/v22.json' && '$JCHECK' '$tmp/v22.json' schema_version == 2"
 # Schema 2's per-kernel shapes (a list of blocks of statistics) merge block by block.
 "$PY" - "$tmp/rank0.json" "$tmp/s2.json" <<'EOF'

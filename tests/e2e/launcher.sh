@@ -64,11 +64,14 @@ for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --samp
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
 
-# Every variable the library reads (a "KTIME_..." string literal in src/) is listed with
-# its meaning in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
+# Every variable the library reads (a setting of src/core/settings.def, as tools/ktime-settings
+# lists them, or a "KTIME_..." string literal anywhere under src/) is listed with its meaning
+# in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
 # (config.c's table of known names also lists the launcher's and the tests' own: not settings.)
-grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*/*.[ch] | tr -d '"' |
-    grep -vxE 'KTIME_(LIBRARY|TOOL|RENDER|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
+{
+    "$BUILD_DIR/tools/ktime-settings" --names
+    find "$SRC_DIR/src" -name '*.[ch]' -exec grep -ohE '"KTIME_[A-Z0-9_]+"' {} + | tr -d '"'
+} | grep -vxE 'KTIME_(LIBRARY|TOOL|RENDER|LAUNCHER_SET|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
 check "the library reads at least the 14 documented variables" sh -c "[ \$(wc -l <'$tmp/vars') -ge 14 ]"
 sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/README.md" | sort -u >"$tmp/readme_vars"
 check "README's table has variables" test -s "$tmp/readme_vars"

@@ -24,7 +24,7 @@ unset LD_PRELOAD
 
 # The build's ktime-render, for scripts that run tools/ktime_tool.py directly (the launcher
 # finds it itself): KTIME_RENDER=$E2E_RENDER python3 .../ktime_tool.py report ...
-E2E_RENDER=${BUILD_DIR:-$E2E_BIN/../..}/src/ktime-render
+E2E_RENDER=${BUILD_DIR:-$E2E_BIN/../..}/tools/ktime-render
 
 LDP=$FAKE_DIR:$E2E_BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 

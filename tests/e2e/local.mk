@@ -67,7 +67,9 @@ E2E_APPS = \
 	tests/e2e/app_reset \
 	tests/e2e/app_manyctx \
 	tests/e2e/app_exit_launch \
-	tests/e2e/app_memops
+	tests/e2e/app_memops \
+	tests/e2e/app_signal \
+	tests/e2e/app_stdio
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -123,6 +125,10 @@ tests_e2e_app_runtime_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_runtime_LDADD = -L$(top_builddir)/tests/fake -lcudart $(E2E_LIBCUDA) -ldl -lpthread
 EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
 
+tests_e2e_app_signal_SOURCES = tests/e2e/app_signal.c $(E2E_CUDARTLIKE)
+tests_e2e_app_signal_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_signal_LDADD = -ldl -lpthread
+
 tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
 tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_forksig_LDADD = -ldl -lpthread
@@ -138,6 +144,10 @@ tests_e2e_app_manyctx_LDADD = -ldl -lpthread
 tests_e2e_app_exit_launch_SOURCES = tests/e2e/app_exit_launch.c $(E2E_CUDARTLIKE)
 tests_e2e_app_exit_launch_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_exit_launch_LDADD = -ldl -lpthread
+
+tests_e2e_app_stdio_SOURCES = tests/e2e/app_stdio.c $(E2E_CUDARTLIKE)
+tests_e2e_app_stdio_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_stdio_LDADD = -ldl -lpthread
 
 tests_e2e_app_probe_SOURCES = tests/e2e/app_probe.c
 tests_e2e_app_probe_LDADD = -ldl
@@ -162,11 +172,13 @@ E2E_TESTS = \
 	tests/e2e/env.sh \
 	tests/e2e/capture.sh \
 	tests/e2e/fork.sh \
+	tests/e2e/tree.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/fail.sh \
 	tests/e2e/gate.sh \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
+	tests/e2e/signal_runs.sh \
 	tests/e2e/tools.sh \
 	tests/e2e/output.sh \
 	tests/e2e/capture_warmup.sh \
@@ -174,8 +186,10 @@ E2E_TESTS = \
 	tests/e2e/gate_idle.sh \
 	tests/e2e/gate_memory.sh \
 	tests/e2e/launcher.sh \
+	tests/e2e/settings.sh \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
+	tests/e2e/streams.sh \
 	tests/e2e/range.sh \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \

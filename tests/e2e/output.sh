@@ -1,10 +1,11 @@
 #!/bin/sh
-# output.sh - KTIME_OUTPUT that is not a plain new file (issue 14): FIFOs (no reader, a
-# reader, a reader that never reads), a directory, a socket, /dev/null, /dev/full; a report
-# file replaced whole through a temporary (mode kept, or 0666 less the umask), or left whole
-# when the disk is full; links, and a link planted by another user in a sticky
-# world-writable directory; a read-only directory. A run that hangs is killed after 20 s and
-# fails. TAP.
+# output.sh - KTIME_OUTPUT that is not a plain new file: FIFOs (no reader, a reader, a
+# reader that never reads), a directory, a socket, /dev/null, /dev/full; a report file
+# replaced whole through a temporary (mode kept, or 0666 less the umask), or left whole when
+# the disk is full; links, and a link planted by another user in a sticky world-writable
+# directory; a write-protected file and a read-only directory (refused); several writers at
+# once; KTIME_DUMP_SAMPLES and KTIME_TRACE opened the same way. A run that hangs is killed
+# after 20 s and fails. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
 
@@ -213,36 +214,133 @@ if [ "$(id -u)" = 0 ]; then
     check "own link in a sticky directory: the file it names got the report" \
         jc "$tmp/victim.json" totals.launches_seen == 20
     check "own link in a sticky directory: still a link" test -L "$tmp/sticky/mine.json"
+
+    # KTIME_DUMP_SAMPLES and KTIME_TRACE through another user's link there: not followed
+    # either; the timings are not touched.
+    ln -s "$tmp/victim.json" "$tmp/sticky/samples.txt"
+    ln -s "$tmp/victim.json" "$tmp/sticky/trace.json"
+    chown -h 65534:65534 "$tmp/sticky/samples.txt" "$tmp/sticky/trace.json"
+    echo "precious" >"$tmp/victim.json"
+    run_ktime y3 KTIME_FORMAT=json KTIME_OUTPUT="$tmp/y3.json" KTIME_DUMP_SAMPLES="$tmp/sticky/samples.txt" \
+        "$A" --sleep-ms 300 k=125000:20
+    check "samples through another user's link in a sticky directory: not followed" \
+        sh -c "[ \"\$(cat '$tmp/victim.json')\" = precious ] && [ -L '$tmp/sticky/samples.txt' ]"
+    check "samples through another user's link in a sticky directory: one warning says why" \
+        warned y3 "KTIME_DUMP_SAMPLES '$tmp/sticky/samples.txt' is a symbolic link owned by another user in a world-writable sticky directory (not followed); no samples are dumped"
+    check "samples through another user's link in a sticky directory: timings exact" exact "$tmp/y3.json" k 15 125
+    echo "precious" >"$tmp/victim.json"
+    run_ktime y4 KTIME_FORMAT=json KTIME_OUTPUT="$tmp/y4.json" KTIME_TRACE="$tmp/sticky/trace.json" \
+        "$A" --sleep-ms 300 k=125000:20
+    check "trace through another user's link in a sticky directory: not followed" \
+        sh -c "[ \"\$(cat '$tmp/victim.json')\" = precious ] && [ -L '$tmp/sticky/trace.json' ]"
+    check "trace through another user's link in a sticky directory: one warning says why" \
+        warned y4 "KTIME_TRACE '$tmp/sticky/trace.json' is a symbolic link owned by another user"
 else
     skip "another user's link in a sticky directory" "needs root to chown a link"
 fi
 
-# A read-only directory with a writable report file in it: no temporary can be made there, so
-# the file is written in place (same inode). Root passes any mode: run as nobody then.
+# A write-protected report file (0444): refused, left as it is (not replaced through a
+# rename, which its directory would allow), the report on stderr.
+printf 'protected report\n' >"$tmp/wp.json"
+chmod 444 "$tmp/wp.json"
+ino=$(inode_of "$tmp/wp.json")
+run_ktime wp KTIME_OUTPUT="$tmp/wp.json" "$A" --sleep-ms 300 k=125000:20
+check "write-protected file: same exit status and stdout" same_run b wp
+check "write-protected file: one warning says so" \
+    warned wp "KTIME_OUTPUT '$tmp/wp.json' is write-protected (mode 444); left as it is; the report follows on stderr"
+check "write-protected file: the report follows on stderr" jc "$(json_from_stderr wp)" totals.launches_seen == 20
+check "write-protected file: left as it was" sh -c "[ \"\$(cat '$tmp/wp.json')\" = 'protected report' ]"
+check "write-protected file: the same file, its mode kept" \
+    test "$(inode_of "$tmp/wp.json") $(mode_of "$tmp/wp.json")" = "$ino 444"
+check "write-protected file: no temporary left" no_temporaries "$tmp"
+
+# Several writers of one report file at once, in an ordinary directory: each replaces it
+# whole, so it is always one whole report.
+for i in 1 2 3 4 5 6; do
+    run_ktime "cw$i" KTIME_FORMAT=json KTIME_OUTPUT="$tmp/cw.json" "$A" k=125000:20 &
+done
+wait
+check "6 writers at once: the file is one whole report" exact "$tmp/cw.json" k 15 125
+check "6 writers at once: no temporary left" no_temporaries "$tmp"
+
+# A read-only directory with a writable report file in it: no temporary can be made there,
+# and writing the file in place would let a reader, or a second writer, see half a report
+# (6 writers at once here): refused, the file left as it is, the report on stderr. Root
+# passes any mode: run as nobody then.
 mkdir "$tmp/ro"
 echo "old report, longer than nothing" >"$tmp/ro/r.json"
 chmod 666 "$tmp/ro/r.json"
 ino=$(inode_of "$tmp/ro/r.json")
 chmod 555 "$tmp/ro"
 if [ "$(id -u)" != 0 ]; then
-    run_ktime ro KTIME_OUTPUT="$tmp/ro/r.json" "$A" --sleep-ms 300 k=125000:20
-    ran=1
+    AS=
 elif command -v setpriv >/dev/null 2>&1 && chmod 755 "$tmp" &&
     setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$KTIME_LIB" -a -x "$A"; then
-    run_ktime ro KTIME_OUTPUT="$tmp/ro/r.json" setpriv --reuid=65534 --regid=65534 --clear-groups \
-        "$A" --sleep-ms 300 k=125000:20
-    ran=1
+    AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
 else
-    ran=0
+    AS=none
 fi
-if [ "$ran" = 1 ]; then
-    check "read-only directory: same exit status and stdout" same_run b ro
-    check "read-only directory: nothing on stderr" empty "$tmp/ro.err"
-    check "read-only directory: the report written in place" jc "$tmp/ro/r.json" totals.launches_seen == 20
+if [ "$AS" != none ]; then
+    run_plain rob "$A" k=125000:20
+    for i in 1 2 3 4 5 6; do
+        # shellcheck disable=SC2086
+        run_ktime "ro$i" KTIME_FORMAT=json KTIME_OUTPUT="$tmp/ro/r.json" $AS "$A" k=125000:20 &
+    done
+    wait
+    for i in 1 2 3 4 5 6; do
+        check "read-only directory, writer $i of 6: same exit status and stdout" same_run rob "ro$i"
+        check "read-only directory, writer $i of 6: one warning says why" \
+            warned "ro$i" "KTIME_OUTPUT '$tmp/ro/r.json' is left as it is: no temporary file can be made in its directory to replace it whole (Permission denied); the report follows on stderr"
+        check "read-only directory, writer $i of 6: the whole report on stderr" exact "$(json_from_stderr "ro$i")" k 15 125
+    done
+    check "read-only directory: the file left as it was" \
+        sh -c "[ \"\$(cat '$tmp/ro/r.json')\" = 'old report, longer than nothing' ]"
     check "read-only directory: same file (inode)" test "$(inode_of "$tmp/ro/r.json")" = "$ino"
 else
     skip "read-only directory" "root without setpriv, or the build is not readable by nobody"
 fi
 chmod 755 "$tmp/ro"
+
+# --- KTIME_DUMP_SAMPLES, opened the same way ----------------------------------------------
+run_plain db "$A" k=125000:20
+# A FIFO with no reader: refused at once; the drain thread is not held, so every launch is
+# timed exactly.
+mkfifo "$tmp/dump.fifo"
+run_ktime dn KTIME_FORMAT=json KTIME_OUTPUT="$tmp/dn.json" KTIME_DUMP_SAMPLES="$tmp/dump.fifo" "$A" k=125000:20
+check "samples to a FIFO with no reader: same exit status and stdout" same_run db dn
+check "samples to a FIFO with no reader: one warning says so" \
+    warned dn "KTIME_DUMP_SAMPLES '$tmp/dump.fifo' is a FIFO with no reader; no samples are dumped"
+check "samples to a FIFO with no reader: every launch timed, exactly (15 of 20 at 125 us)" exact "$tmp/dn.json" k 15 125
+check "samples to a FIFO with no reader: the report has no note" \
+    sh -c "[ -s '$tmp/dn.json' ] && [ -z \"\$('$JCHECK' '$tmp/dn.json' note 2>/dev/null)\" ]"
+
+# A FIFO with a reader: the samples arrive.
+mkfifo "$tmp/dump2.fifo"
+$TIMEOUT cat "$tmp/dump2.fifo" >"$tmp/dump2.got" &
+rpid=$!
+run_ktime dr KTIME_FORMAT=json KTIME_OUTPUT="$tmp/dr.json" KTIME_DUMP_SAMPLES="$tmp/dump2.fifo" "$A" --sleep-ms 300 k=125000:20
+wait "$rpid"
+check "samples to a FIFO with a reader: nothing on stderr" empty "$tmp/dr.err"
+check "samples to a FIFO with a reader: the header and 15 samples of 125 us" \
+    sh -c "head -n 1 '$tmp/dump2.got' | grep -q '^# ktime samples of pid' && [ \$(grep -c '^k	0	125.0000\$' '$tmp/dump2.got') = 15 ] && [ \$(wc -l <'$tmp/dump2.got') = 16 ]"
+
+# A write-protected file: refused, left as it is.
+printf 'keep\n' >"$tmp/dump.ro"
+chmod 444 "$tmp/dump.ro"
+run_ktime dp KTIME_FORMAT=json KTIME_OUTPUT="$tmp/dp.json" KTIME_DUMP_SAMPLES="$tmp/dump.ro" "$A" k=125000:20
+check "samples to a write-protected file: one warning says so" \
+    warned dp "KTIME_DUMP_SAMPLES '$tmp/dump.ro' is write-protected (mode 444); left as it is; no samples are dumped"
+check "samples to a write-protected file: left as it was" grep -qx keep "$tmp/dump.ro"
+check "samples to a write-protected file: timings exact" exact "$tmp/dp.json" k 15 125
+
+# An existing samples file is replaced whole (a new inode), like a report.
+printf 'old samples\n' >"$tmp/dump.txt"
+ino=$(inode_of "$tmp/dump.txt")
+run_ktime dw KTIME_FORMAT=json KTIME_OUTPUT="$tmp/dw.json" KTIME_DUMP_SAMPLES="$tmp/dump.txt" "$A" k=125000:20
+check "samples to an existing file: nothing on stderr" empty "$tmp/dw.err"
+check "samples to an existing file: replaced by the header and 15 samples" \
+    sh -c "[ \$(grep -c '^k	0	125.0000\$' '$tmp/dump.txt') = 15 ] && [ \$(wc -l <'$tmp/dump.txt') = 16 ]"
+check "samples to an existing file: replaced by a rename" test "$(inode_of "$tmp/dump.txt")" != "$ino"
+check "samples to an existing file: no temporary left" no_temporaries "$tmp"
 
 finish

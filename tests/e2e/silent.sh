@@ -1,7 +1,7 @@
 #!/bin/sh
 # silent.sh - never silent (issue 15): a process that launches nothing says so at exit, and
-# writes an empty, valid report where KTIME_OUTPUT names a file that is absent or holds an
-# empty report, never over another process's report; "report written to PATH"; a relative
+# writes an empty, valid report where KTIME_OUTPUT names one file for all and nothing is
+# there yet, never over another report (tree.sh: a file per process gets none); "report written to PATH"; a relative
 # KTIME_OUTPUT lands where the program started; a misspelt KTIME_* name is warned of. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
@@ -74,8 +74,9 @@ run_ktime notes KTIME_OUTPUT="$tmp/notes.txt" "$E2E_BIN/app_nocuda"
 check "any other file is left as it is" grep -qx 'my notes' "$tmp/notes.txt"
 run_ktime e1 KTIME_OUTPUT="$tmp/e.json" "$E2E_BIN/app_nocuda"
 p1=$(jv "$tmp/e.json" pid)
-run_ktime e2 KTIME_OUTPUT="$tmp/e.json" "$E2E_BIN/app_nocuda"
-check "an empty report is replaced by the next one" jc "$tmp/e.json" pid != "$p1"
+run_ktime e2 KTIME_LOG=info KTIME_OUTPUT="$tmp/e.json" "$E2E_BIN/app_nocuda"
+check "an empty report is made only where nothing is: the next one leaves it (a real report replaces it)" jc "$tmp/e.json" pid == "$p1"
+check "... and says so at KTIME_LOG=info" one_line "$tmp/e2.err" "; $tmp/e.json holds an empty report already, left as it is\$"
 
 # --- a script: the shell and its children all have the preload ---
 # The CUDA child's report survives the children and the shell that exit after it, in either

@@ -20,6 +20,7 @@
  *     teardown does (FAKECUDA_ATEXIT_DEINIT=0 turns that off);
  *   - an independent count of launches and event operations is appended to
  *     FAKECUDA_COUNT_FILE at exit;
+ *   - FAKECUDA_HANG_QUERY_THREAD=NAME: cuEventQuery on a thread of that name never returns;
  *   - every kernel that runs is reported, with its simulated start and end, to the sink set
  *     with fakecuda_set_activity_sink (fakecuda_activity.h): the fake CUPTI, fakecupti.c,
  *     turns them into activity records.
@@ -196,6 +197,7 @@ static int g_dlsym_strict;
 static int g_dlsym_default = -1;  /* results of cuInit's own dlsym checks: 1 ok, 0 wrong */
 static int g_dlsym_next = -1;
 static char *g_count_file;
+static char g_hang_query_thread[16]; /* FAKECUDA_HANG_QUERY_THREAD: cuEventQuery never returns there */
 static struct ctx *g_primary[FAKE_MAX_DEVICES];
 static struct stream *g_streams;
 static uint64_t g_next_id = 1;
@@ -290,6 +292,9 @@ __attribute__((constructor)) static void fake_ctor(void)
     cf = getenv("FAKECUDA_COUNT_FILE");
     if (cf && *cf)
         g_count_file = strdup(cf);
+    cf = getenv("FAKECUDA_HANG_QUERY_THREAD");
+    if (cf && *cf)
+        snprintf(g_hang_query_thread, sizeof g_hang_query_thread, "%s", cf);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -1975,6 +1980,18 @@ EXPORT CUresult cuEventQuery(CUevent hEvent)
     CHECK_INIT();
     /* Queries on the program's own threads, apart from ktime's drain and watchdog threads. */
     prctl(PR_GET_NAME, tname, 0, 0, 0); /* one system call; pthread_getname_np reads /proc */
+    if (g_hang_query_thread[0] && strcmp(tname, g_hang_query_thread) == 0) {
+        /* A driver call that never comes back on this thread (a hung driver, or a lock the
+         * thread waits for and will never get), holding no lock of the fake's. Said once, so
+         * that a test knows the thread is there. */
+        char line[80];
+        int n = snprintf(line, sizeof line, "fakecuda: cuEventQuery hangs on thread %s\n", tname);
+        if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+            /* nothing to do */
+        }
+        for (;;)
+            sleep_until(now_ns() + 1000000000ull);
+    }
     LOCK();
     if (strncmp(tname, "ktime-", 6) != 0)
         g_cnt.event_query_app++;

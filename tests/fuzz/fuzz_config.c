@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 4; i++)
             if (!strcasecmp(s, (const char *[]){ "quiet", "warn", "info", "debug" }[i]))
                 level = i;
-    FUZZ_ASSERT(c.log_level == level && log_level == level, "log level %d", c.log_level);
+    FUZZ_ASSERT((int)c.log_level == level && log_level == level, "log level %d", (int)c.log_level);
 
     s = env("KTIME_OUTPUT");
     FUZZ_ASSERT(s && *s ? c.output && strcmp(c.output, s) == 0 : !c.output, "output");

@@ -5,7 +5,7 @@
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
 # OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, app_exitrace,
-# flush_l2, memops, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
+# app_sigterm, flush_l2, memops, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -147,6 +147,10 @@ if step app_exitrace "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/app_exitrace" "$HERE/ap
     built+=(app_exitrace)
 fi
 
+if step app_sigterm "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/app_sigterm" "$HERE/app_sigterm.cu"; then
+    built+=(app_sigterm)
+fi
+
 if step flush_l2 "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/flush_l2" "$HERE/flush_l2.cu"; then
     built+=(flush_l2)
 fi
@@ -190,7 +194,7 @@ fi
     echo "cc: $("$CC" --version | head -n 1)"
     echo "gencode: ${GENCODE[*]}"
     echo "git: $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$HERE" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty)')"
-    for f in app_static app_shared app_ptds app_paths app_driver app_exitrace api_timer libkcount.so; do
+    for f in app_static app_shared app_ptds app_paths app_driver app_exitrace app_sigterm api_timer libkcount.so; do
         [ -f "$OUTDIR/$f" ] && echo "$(sha256sum "$OUTDIR/$f" | cut -c1-16)  $(stat -c %s "$OUTDIR/$f")  $f"
     done
 } >"$OUTDIR/BUILD-INFO.txt"

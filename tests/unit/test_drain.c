@@ -500,6 +500,32 @@ static void test_live_thread(void **state)
     put_drain(&d);
 }
 
+static void *start_drain(void *arg)
+{
+    return (void *)(intptr_t)drain_start(arg);
+}
+
+/* drain_stop() and a drain_start() racing with it (a first launch in another thread while the
+ * report begins): either the thread is started first and joined by the stop, or it is never
+ * started; after the stop no thread runs, and none starts later. */
+static void test_stop_races_start(void **state)
+{
+    for (int round = 0; round < 200; round++) {
+        struct drain d;
+        pthread_t th;
+        void *rc;
+        drain_init(&d, &fops);
+        pthread_create(&th, NULL, start_drain, &d);
+        assert_true(drain_stop(&d, 5000));
+        pthread_join(th, &rc);
+        assert_int_equal((int)(intptr_t)rc, 0);
+        assert_false(atomic_load(&d.started));
+        assert_int_equal(drain_start(&d), 0);
+        assert_false(atomic_load(&d.started));
+        put_drain(&d);
+    }
+}
+
 /* The gate watchdog opens only a gate it finds closed with the same value at two passes,
  * marks the slot forced, and the drain then voids that sample. */
 static void test_gate_watchdog(void **state)
@@ -607,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_errors_recycled),
         cmocka_unit_test(test_finish_is_bounded),
         cmocka_unit_test(test_live_thread),
+        cmocka_unit_test(test_stop_races_start),
         cmocka_unit_test(test_gate_watchdog),
         cmocka_unit_test(test_first_launch_once),
     };

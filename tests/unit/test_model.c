@@ -170,6 +170,11 @@ static void test_writers_print_the_model(void **state)
     assert_non_null(strstr(t, "launches 56 seen: 34 timed, 13 warmup, 0 captured, 6 dropped, "
                               "1 failed, 0 incomplete at exit\n"));
     assert_non_null(strstr(t, "timed    9.400 ms in all\n"));
+    /* KTIME_TIMER=both: the events' method, their gate, and the bias table. */
+    assert_non_null(strstr(t, "\nmethod   a CUDA event pair on the launch's own stream around "
+                              "every launch,\n         and CUPTI's"));
+    assert_non_null(strstr(t, "\ngate     auto: a stream that may be idle"));
+    assert_non_null(strstr(t, "\nevents against the hardware (CUPTI), per kernel"));
     free(t);
     model_free(&m);
 }

@@ -113,7 +113,8 @@ static void test_env(void **state)
     expands_quietly("x%q{EMPTY}y", "xy"); /* set but empty: no warning */
 }
 
-/* %r and %l: the launchers' variables in order, only decimal numbers; "0" when none. */
+/* %r and %l: the launchers' variables in order, only decimal numbers; OUTPATH_NO_RANK (a word,
+ * never a number) when none. */
 static const char *const *table;
 static const char *table_getenv(const char *name)
 {
@@ -151,11 +152,27 @@ static void test_rank(void **state)
     assert_null(outpath_local_rank(table_getenv));
     assert_int_equal(outpath_world_size(table_getenv), 1);
     assert_int_equal(outpath_expand("r%r-l%l", 7, "h", out, sizeof out, table_getenv), 0);
-    assert_string_equal(out, "r0-l0");
+    assert_string_equal(out, "r" OUTPATH_NO_RANK "-l" OUTPATH_NO_RANK);
     table = none;
     assert_null(outpath_rank(table_getenv));
     assert_int_equal(outpath_world_size(table_getenv), 0);
-    expands_quietly("r%r-l%l.json", "r3-l0.json"); /* the file's table: RANK=3 */
+    assert_int_equal(outpath_expand("r%r-l%l", 7, "h", out, sizeof out, table_getenv), 0);
+    assert_string_equal(out, "rnorank-lnorank");
+    expands_quietly("r%r-l%l.json", "r3-lnorank.json"); /* the file's table: RANK=3 only */
+}
+
+/* A file per process: any placeholder whose value may differ between processes. */
+static void test_per_process(void **state)
+{
+    static const char *const yes[] = { "k.%p.json", "k-%r.json", "%l", "a/%q{JOB}/k.json",
+                                       "%%%p", "x%%y%r", "%h-%p" };
+    static const char *const no[] = { "k.json", "", "%h.json", "100%%p.json", "%%r-%%l",
+                                      "%q{}x", "%q{OPEN", "%qx", "%", "k%", "%z%y" };
+
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(outpath_per_process(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(outpath_per_process(no[i]));
 }
 
 static void test_env_unset_warns_naming_it(void **state)
@@ -294,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_host),
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_rank),
+        cmocka_unit_test(test_per_process),
         cmocka_unit_test(test_env_unset_warns_naming_it),
         cmocka_unit_test(test_percent_escape),
         cmocka_unit_test(test_unknown_placeholder_kept),

@@ -1,8 +1,10 @@
 /* test_output.c - the report file (output.c): a temporary renamed into place, the old file
  * left whole when writing fails (a caller's error, a full disk), modes, links (followed, and
  * not in a sticky world-writable directory when another user owns them), a read-only
- * directory, FIFOs with and without a reader (and one that never reads), sockets,
- * directories and character devices. Never blocks: every case runs under alarm(). */
+ * directory and a write-protected file (refused), the program's stdout appended in place,
+ * a descriptor 2 the program reused left alone, a file size limit that kills nobody, FIFOs
+ * with and without a reader (and one that never reads or leaves), sockets, directories and
+ * character devices. Never blocks: every case runs under alarm(). */
 #define _GNU_SOURCE /* nftw, lchown */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "output.h"
 
 #define OTHER_UID 65534 /* nobody */
@@ -300,25 +303,23 @@ static void sticky_dir_links(void **state)
     assert_int_equal(temps_in(sticky) + temps_in(dir), 0);
 }
 
-/* No file can be made in the directory, but the report file itself is writable: it is
- * written in place (same inode). As root (whom a mode does not stop) the case runs in a
- * child that became another user. */
+/* No file can be made in the directory, but the report file itself is writable: refused
+ * (written in place, a reader or a second writer could see half a report), the file left as
+ * it is. As root (whom a mode does not stop) the case runs in a child that became another
+ * user. */
 static int ro_dir_case(const char *ro, const char *p)
 {
     struct output o;
     const char *why = NULL;
 
-    if (output_open(&o, p, 1000, &why) != 0)
+    if (output_open(&o, p, 1000, &why) == 0)
         return 10;
-    if (o.replace)
+    if (!why || !strstr(why, "no temporary file can be made in its directory"))
         return 11;
-    fputs("in place\n", o.f);
-    if (output_close(&o, false, &why) != 0)
-        return 12;
     return temps_in(ro) ? 13 : 0;
 }
 
-static void read_only_dir_written_in_place(void **state)
+static void read_only_dir_refused(void **state)
 {
     char ro[PATH_MAX], p[PATH_MAX];
     struct stat before, after;
@@ -348,9 +349,207 @@ static void read_only_dir_written_in_place(void **state)
     }
     chmod(ro, 0755);
     assert_int_equal(rc, 0);
-    assert_string_equal(slurp(p), "in place\n");
+    assert_string_equal(slurp(p), "old report, longer than the new one\n");
     assert_int_equal(stat(p, &after), 0);
     assert_true(after.st_ino == before.st_ino);
+}
+
+/* A write-protected file (0444): refused and left as it is, though its directory would let
+ * a rename replace it (root too). */
+static void write_protected_refused(void **state)
+{
+    char p[PATH_MAX];
+    struct output o;
+    const char *why = NULL;
+
+    (void)state;
+    path_in(p, dir, "r.txt");
+    put(p, "protected\n", 0444);
+    assert_int_equal(output_open(&o, p, 1000, &why), -1);
+    assert_string_equal(why, "is write-protected (mode 444); left as it is");
+    assert_string_equal(slurp(p), "protected\n");
+    assert_int_equal(temps_in(dir), 0);
+}
+
+/* In a child whose stdout (descriptor 1) is the file p, opened to append (>>): p, by its
+ * name and as /dev/stdout, is written in place at its end, after what the program had in
+ * its stdout buffer; no temporary. Returns 0 or the number of the failed step. */
+static int stdout_case(const char *p, const char *spelling)
+{
+    struct output o;
+    const char *why = NULL;
+    int fd = open(p, O_WRONLY | O_APPEND);
+
+    if (fd < 0 || dup2(fd, 1) != 1)
+        return 10;
+    close(fd);
+    log_note_stdio();
+    fputs("the program's line\n", stdout); /* still in stdout's buffer */
+    if (output_open(&o, spelling, 1000, &why) != 0)
+        return 11;
+    if (o.replace || !o.append)
+        return 12;
+    fputs("report\n", o.f);
+    if (output_close(&o, false, &why) != 0)
+        return 13;
+    fputs("the program's last line\n", stdout);
+    fflush(stdout);
+    return temps_in(dir) ? 14 : 0;
+}
+
+static void program_stdout_appended(void **state)
+{
+    const char *spellings[] = { NULL, "/dev/stdout", "/proc/self/fd/1" };
+    char p[PATH_MAX];
+    struct stat before, after;
+
+    (void)state;
+    path_in(p, dir, "log");
+    spellings[0] = p;
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        pid_t pid;
+        int status = 0;
+
+        put(p, "earlier\n", 0644);
+        assert_int_equal(stat(p, &before), 0);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(stdout_case(p, spellings[i]));
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_string_equal(slurp(p), "earlier\nthe program's line\nreport\nthe program's last line\n");
+        assert_int_equal(stat(p, &after), 0);
+        assert_true(after.st_ino == before.st_ino);
+    }
+}
+
+/* Descriptor 2 closed and reused by the program for a file of its own after start-up: that
+ * file is not the program's stderr, and not replaced through /dev/stderr either. */
+static int reused_stderr_case(const char *data)
+{
+    struct output o;
+    const char *why = NULL;
+    int fd;
+
+    log_note_stdio();
+    close(2);
+    fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd != 2)
+        return 10;
+    if (write(2, "data\n", 5) != 5)
+        return 11;
+    if (log_stdio_unchanged(2))
+        return 12;
+    if (output_open(&o, "/dev/stderr", 1000, &why) == 0)
+        return 13;
+    log_msg(LOG_WARN, "never seen");
+    return 0;
+}
+
+static void reused_stderr_left_alone(void **state)
+{
+    char data[PATH_MAX];
+    pid_t pid;
+    int status = 0;
+
+    (void)state;
+    path_in(data, dir, "data");
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(reused_stderr_case(data));
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(slurp(data), "data\n");
+}
+
+/* A file size limit with SIGXFSZ at its default action (death): output_open holds it, the
+ * write fails with EFBIG and the process lives on; the signal is not left pending, the
+ * thread's mask is restored. In a child, which would die otherwise. */
+static int fsize_case(const char *p)
+{
+    char big[4096];
+    struct output o;
+    const char *why = NULL;
+    struct rlimit small = { 1024, RLIM_INFINITY };
+    sigset_t mask, pending;
+
+    signal(SIGXFSZ, SIG_DFL);
+    memset(big, 'x', sizeof big);
+    if (setrlimit(RLIMIT_FSIZE, &small) != 0)
+        return 10;
+    if (output_open(&o, p, 1000, &why) != 0)
+        return 11;
+    for (int i = 0; i < 16; i++)
+        fwrite(big, 1, sizeof big, o.f);
+    if (output_close(&o, false, &why) != -1 || strcmp(why, strerror(EFBIG)) != 0)
+        return 12;
+    sigpending(&pending);
+    pthread_sigmask(SIG_BLOCK, NULL, &mask);
+    if (sigismember(&pending, SIGXFSZ) || sigismember(&mask, SIGXFSZ))
+        return 13;
+    return 0;
+}
+
+static void fsize_limit_does_not_kill(void **state)
+{
+    char p[PATH_MAX];
+    pid_t pid;
+    int status = 0;
+
+    (void)state;
+    path_in(p, dir, "r.txt");
+    put(p, "old report\n", 0644);
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fsize_case(p));
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(slurp(p), "old report\n");
+    assert_int_equal(temps_in(dir), 0);
+}
+
+/* output_open_stream and output_write (KTIME_DUMP_SAMPLES): a FIFO with no reader refused at
+ * once; a reader that leaves gives EPIPE, not SIGPIPE; a new file appears whole at close. */
+static void stream_writes(void **state)
+{
+    char p[PATH_MAX], f[PATH_MAX], big[4096];
+    struct output o;
+    const char *why = NULL;
+    int rd;
+
+    (void)state;
+    path_in(p, dir, "fifo");
+    assert_int_equal(mkfifo(p, 0644), 0);
+    assert_int_equal(output_open_stream(&o, p, &why), -1);
+    assert_string_equal(why, "is a FIFO with no reader");
+
+    rd = open(p, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    assert_int_equal(output_open_stream(&o, p, &why), 0);
+    close(rd);
+    signal(SIGPIPE, SIG_DFL);
+    memset(big, 'x', sizeof big);
+    assert_int_equal(output_write(&o, big, sizeof big, 100), -1);
+    assert_int_equal(errno, EPIPE);
+    output_close(&o, true, &why);
+
+    path_in(f, dir, "samples.txt");
+    assert_int_equal(output_open_stream(&o, f, &why), 0);
+    assert_int_equal(output_write(&o, "one\n", 4, 100), 0);
+    assert_int_equal(access(f, F_OK), -1); /* nothing at the name until it is complete */
+    assert_int_equal(output_write(&o, "two\n", 4, 100), 0);
+    assert_int_equal(output_close(&o, false, &why), 0);
+    assert_string_equal(slurp(f), "one\ntwo\n");
+    assert_int_equal(temps_in(dir), 0);
 }
 
 /* A FIFO nobody reads: refused at once (the old code blocked in open forever). */
@@ -505,7 +704,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(full_disk_keeps_old_file, setup, teardown),
         cmocka_unit_test_setup_teardown(link_followed, setup, teardown),
         cmocka_unit_test_setup_teardown(sticky_dir_links, setup, teardown),
-        cmocka_unit_test_setup_teardown(read_only_dir_written_in_place, setup, teardown),
+        cmocka_unit_test_setup_teardown(read_only_dir_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(write_protected_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(program_stdout_appended, setup, teardown),
+        cmocka_unit_test_setup_teardown(reused_stderr_left_alone, setup, teardown),
+        cmocka_unit_test_setup_teardown(fsize_limit_does_not_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(stream_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(fifo_without_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(fifo_with_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(fifo_reader_never_reads, setup, teardown),
