@@ -60,7 +60,7 @@ const char *const config_known_names[] = {
 #include "settings.def"
     /* read by the launcher (tools/ktime), and by libktime from it: which variables the
      * launcher set (config_load) */
-    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_LAUNCHER_SET",
+    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER", "KTIME_LAUNCHER_SET",
     /* read by the tests and benchmarks */
     "KTIME_LIB", "KTIME_SO", "KTIME_TEST_WARMUP",
     NULL

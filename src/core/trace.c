@@ -77,6 +77,67 @@ struct track {
     UT_hash_handle hh;
 };
 
+/* The metadata events that name a new track's process (the GPU, once) and thread (the stream). */
+static void track_names(struct jw *w, const struct trace_ev *e, uint32_t tid, uint64_t named[4])
+{
+    char name[32];
+    bool first = e->device < 0 || e->device > 255 ||
+                 !(named[e->device / 64] & (1ull << (e->device % 64)));
+
+    if (first) {
+        jw_open(w, NULL, '{', JW_TIGHT, 0, 0);
+        jw_str(w, "name", "process_name");
+        jw_str(w, "ph", "M");
+        jw_i64(w, "pid", e->device);
+        jw_open(w, "args", '{', JW_TIGHT, 0, 0);
+        snprintf(name, sizeof name, "GPU %d", e->device);
+        jw_str(w, "name", name);
+        jw_close(w);
+        jw_close(w);
+        if (e->device >= 0 && e->device <= 255)
+            named[e->device / 64] |= 1ull << (e->device % 64);
+    }
+    jw_open(w, NULL, '{', JW_TIGHT, 0, 0);
+    jw_str(w, "name", "thread_name");
+    jw_str(w, "ph", "M");
+    jw_i64(w, "pid", e->device);
+    jw_u64(w, "tid", tid);
+    jw_open(w, "args", '{', JW_TIGHT, 0, 0);
+    snprintf(name, sizeof name, "stream %u", tid);
+    jw_str(w, "name", name);
+    jw_close(w);
+    jw_close(w);
+}
+
+/* One kernel run: a complete event on its track, microseconds from the first. */
+static void kernel_event(struct jw *w, const struct trace_ev *e, const char *shown,
+                         const char *mangled, uint32_t tid, uint64_t t0)
+{
+    char dims[40];
+
+    jw_open(w, NULL, '{', JW_TIGHT, 0, 0);
+    jw_str(w, "name", shown);
+    jw_str(w, "cat", "kernel");
+    jw_str(w, "ph", "X");
+    jw_fixed(w, "ts", (double)(e->ts_ns - t0) / 1000.0, 3);
+    jw_fixed(w, "dur", (double)e->dur_ns / 1000.0, 3);
+    jw_i64(w, "pid", e->device);
+    jw_u64(w, "tid", tid);
+    jw_open(w, "args", '{', JW_TIGHT, 0, 0);
+    if (shape_known(&e->shape)) {
+        snprintf(dims, sizeof dims, "%ux%ux%u", e->shape.grid[0], e->shape.grid[1],
+                 e->shape.grid[2]);
+        jw_str(w, "grid", dims);
+        snprintf(dims, sizeof dims, "%ux%ux%u", e->shape.block[0], e->shape.block[1],
+                 e->shape.block[2]);
+        jw_str(w, "block", dims);
+        jw_u64(w, "shared_bytes", e->shape.smem);
+    }
+    jw_str(w, "mangled", mangled);
+    jw_close(w);
+    jw_close(w);
+}
+
 int trace_write(FILE *f, const struct trace *t, const char *(*kernel_name)(uint32_t id),
                 const char *version)
 {
@@ -85,16 +146,26 @@ int trace_write(FILE *f, const struct trace *t, const char *(*kernel_name)(uint3
     uint64_t t0 = UINT64_MAX;
     uint32_t ntracks = 0;
     uint64_t named[4] = { 0 }; /* devices 0..255 whose process already has its name */
-    const char *sep = "";
+    char tool[128];
+    struct jw w;
     int rc = 0;
 
     for (uint64_t i = 0; i < t->n; i++)
         if (ev_at(t, i)->ts_ns < t0)
             t0 = ev_at(t, i)->ts_ns;
-    fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"tool\": \"ktime %s\", "
-               "\"events\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"unplaced\": %" PRIu64
-               "},\n \"traceEvents\": [",
-            version, t->n, t->dropped, t->unplaced);
+    jw_init(&w, f);
+    jw_open(&w, NULL, '{', JW_TIGHT, 0, 0);
+    jw_str(&w, "displayTimeUnit", "ns");
+    jw_break(&w, 1);
+    jw_open(&w, "otherData", '{', JW_TIGHT, 0, 0);
+    snprintf(tool, sizeof tool, "ktime %s", version);
+    jw_str(&w, "tool", tool);
+    jw_u64(&w, "events", t->n);
+    jw_u64(&w, "dropped", t->dropped);
+    jw_u64(&w, "unplaced", t->unplaced);
+    jw_close(&w);
+    jw_break(&w, 1);
+    jw_open(&w, "traceEvents", '[', JW_BLOCK, 2, 1);
     for (uint64_t i = 0; i < t->n && rc == 0; i++) {
         const struct trace_ev *e = ev_at(t, i);
         const char *mangled = e->name ? e->name : kernel_name ? kernel_name(e->kernel) : NULL;
@@ -123,35 +194,13 @@ int trace_write(FILE *f, const struct trace *t, const char *(*kernel_name)(uint3
             tr->key = key.key;
             tr->tid = ++ntracks;
             HASH_ADD(hh, tracks, key, sizeof tr->key, tr);
-            bool first = e->device < 0 || e->device > 255 ||
-                         !(named[e->device / 64] & (1ull << (e->device % 64)));
-            if (first) {
-                fprintf(f, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
-                           "\"args\": {\"name\": \"GPU %d\"}}", sep, e->device, e->device);
-                sep = ",";
-                if (e->device >= 0 && e->device <= 255)
-                    named[e->device / 64] |= 1ull << (e->device % 64);
-            }
-            fprintf(f, "%s\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
-                       "\"tid\": %u, \"args\": {\"name\": \"stream %u\"}}",
-                    sep, e->device, tr->tid, tr->tid);
-            sep = ",";
+            track_names(&w, e, tr->tid, named);
         }
-        fprintf(f, "%s\n  {\"name\": ", sep);
-        json_string(f, ne->shown ? ne->shown : mangled);
-        fprintf(f, ", \"cat\": \"kernel\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, "
-                   "\"pid\": %d, \"tid\": %u, \"args\": {",
-                (double)(e->ts_ns - t0) / 1000.0, (double)e->dur_ns / 1000.0, e->device, tr->tid);
-        if (shape_known(&e->shape))
-            fprintf(f, "\"grid\": \"%ux%ux%u\", \"block\": \"%ux%ux%u\", \"shared_bytes\": %u, ",
-                    e->shape.grid[0], e->shape.grid[1], e->shape.grid[2], e->shape.block[0],
-                    e->shape.block[1], e->shape.block[2], e->shape.smem);
-        fprintf(f, "\"mangled\": ");
-        json_string(f, mangled);
-        fprintf(f, "}}");
-        sep = ",";
+        kernel_event(&w, e, ne->shown ? ne->shown : mangled, mangled, tr->tid, t0);
     }
-    fprintf(f, "%s]}\n", *sep ? "\n " : "");
+    jw_close(&w);
+    jw_close(&w);
+    fputc('\n', f);
     HASH_ITER(hh, names, ne, ntmp) {
         HASH_DEL(names, ne);
         free(ne->shown);

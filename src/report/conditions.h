@@ -1,7 +1,7 @@
 /* conditions.h - the conditions of the run that decide whether a kernel time can be trusted
  * (other processes on the GPU, MPS, clocks, throttling, temperature), as plain data: the
- * NVML sampler (nvml.c) fills it one reading at a time, the report prints it. No NVML or
- * CUDA types here. */
+ * NVML sampler (nvml.c) fills it one reading at a time, and the report model takes its
+ * section from it (build_cond.c). No NVML or CUDA types here. */
 #ifndef KTIME_CONDITIONS_H
 #define KTIME_CONDITIONS_H
 
@@ -29,8 +29,11 @@ enum cond_reason {
 #define COND_POWER_MASK ((1u << COND_R_SW_POWER_CAP) | (1u << COND_R_HW_POWER_BRAKE))
 #define COND_THERMAL_MASK ((1u << COND_R_SW_THERMAL) | (1u << COND_R_HW_THERMAL))
 
-/* JSON key of each reason's time ("..._s"). */
-extern const char *const cond_reason_names[COND_NREASONS];
+/* The reasons that slow a kernel down (not idle, an applications-clocks setting the user made,
+ * or a display clock). */
+#define COND_SLOW_MASK                                                                   \
+    (COND_POWER_MASK | COND_THERMAL_MASK | (1u << COND_R_HW_SLOWDOWN) |                 \
+     (1u << COND_R_SYNC_BOOST))
 
 struct cond_proc_id {
     long pid;
@@ -120,14 +123,5 @@ const struct cond_device *cond_find(const struct conditions *c, int ordinal);
 /* Folds one reading into d. `end`: the reading at the end of the run (the others seen in it
  * are marked at_end). Readings come in time order. */
 void cond_add_sample(struct cond_device *d, const struct cond_sample *s, bool end);
-
-/* The header's lines: "conditions: ..." for each of the `n` CUDA ordinals (the report's
- * devices; with n == 0 every device c has), then a "warning:" line for each condition under
- * which the numbers cannot be vouched for. c NULL: "conditions: not checked". */
-void cond_write_text(FILE *f, const struct conditions *c, const int *ordinals, int n);
-
-/* `"conditions": {...}` (no leading comma, no trailing newline), for the same devices:
- * every figure, null where it was not read. docs/report-format.md. */
-void cond_write_json(FILE *f, const struct conditions *c, const int *ordinals, int n);
 
 #endif

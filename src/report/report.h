@@ -1,6 +1,7 @@
-/* report.h - renders gathered per-kernel data as text or JSON onto a FILE *.
- * Knows nothing of CUDA or of how the numbers were gathered: everything it prints (names,
- * devices, the command) is passed in as data. */
+/* report.h - the data a run gathered for its report (struct report, filled by collect.c and
+ * finish.c), the model built from it (model.h), and the report written in a format. Knows
+ * nothing of CUDA or of how the numbers were gathered: everything it prints (names, devices,
+ * the command) is passed in as data. */
 #ifndef KTIME_REPORT_H
 #define KTIME_REPORT_H
 
@@ -8,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
+#include "names.h"
 #include "shape.h"
 #include "sketch.h"
 #include "stats.h"
@@ -25,8 +28,6 @@ struct report_device {
     double floor_hw_us;     /* its hardware duration from CUPTI (mean), 0: not measured */
     char uuid[48];          /* "GPU-" and the device's UUID, as nvidia-smi prints it, or "" */
 };
-
-enum report_kind { REPORT_KERNEL = 0, REPORT_GRAPH = 1, REPORT_MEMOP = 2 };
 
 struct report_kernel {
     const char *mangled;    /* symbol name (kernels) or label (graphs, memory operations) */
@@ -139,31 +140,28 @@ struct report {
 /* The note of a report with no launches, which report_is_empty() recognises. */
 #define REPORT_EMPTY_NOTE "no CUDA launches seen in this process"
 
-/* Writes r as the human-readable table. Returns 0, or -1 if writing to f failed. */
+/* Builds m (zeroed, or freed) from r: the rows sorted by total time, totals, percentages,
+ * quantiles, per-device and per-shape parts, the sections and the name column. Sorts r's
+ * launch shapes (shape_set_sorted). Returns 0, or -1 when out of memory (m is then freed).
+ * Once the data are final (at exit). */
+int model_build(struct model *m, struct report *r);
+
+/* Adds to m the section of the run's conditions c (NULL: not checked) for the devices
+ * `ordinals` (n of them; 0: every device c has): the text's lines, the warnings and the
+ * JSON's figures. Returns 0, or -1 when out of memory. model_build does it for its report's
+ * devices. */
+int model_cond_section(struct model *m, const struct conditions *c, const int *ordinals, int n);
+
+/* Builds the model of r (model_build) and writes it as the text table, JSON or CSV
+ * (model_write_text, _json, _csv). Returns 0, or -1 when out of memory or writing to f
+ * failed. At exit. */
 int report_write_text(FILE *f, struct report *r);
-
-/* Writes r as JSON (docs/report-format.md). Returns 0, or -1 if writing to f failed. */
 int report_write_json(FILE *f, struct report *r);
-
-/* The CSV report (RFC 4180, CRLF line ends): a header row, then one row per kernel (device
- * "all") and, for a kernel that ran on several GPUs, one per GPU with its samples' columns.
- * Every number of the JSON's kernel entries that has a column; docs/report-format.md. Returns
- * 0, or -1 when writing failed. */
 int report_write_csv(FILE *f, struct report *r);
-
-/* Writes s as one CSV field (quoted where RFC 4180 needs it; UTF-8 as report_json_string). */
-void report_csv_field(FILE *f, const char *s);
 
 /* Whether buf (n bytes, the start of a file) is an empty report, which a later empty report
  * may replace: nothing at all, a text or JSON report whose note is REPORT_EMPTY_NOTE, or a CSV
  * report of its header row only. Any thread. */
 bool report_is_empty(const char *buf, size_t n);
-
-/* Shortens a demangled kernel name for a table column: drops the "void " return type
- * and the parameter list, then elides the middle of what is longer than width (at least 8),
- * between UTF-8 characters: the result is then width bytes, or up to 6 fewer.
- * Writes into out (size outsz). Returns 0 when out equals full, 1 when only the return
- * type or parameters were dropped, 2 when the middle was elided. */
-int report_short_name(const char *full, char *out, size_t outsz, size_t width);
 
 #endif

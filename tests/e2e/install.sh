@@ -41,7 +41,7 @@ bmake() {
 # The folders the build tree was configured with.
 {
     echo 'ktime-e2e-dirs:'
-    printf '\t@echo "%s"\n' "prefix='\$(prefix)' bindir='\$(bindir)' libdir='\$(libdir)' includedir='\$(includedir)' mandir='\$(mandir)' docdir='\$(docdir)' pkgdatadir='\$(pkgdatadir)' VERSION='\$(VERSION)'"
+    printf '\t@echo "%s"\n' "prefix='\$(prefix)' bindir='\$(bindir)' libdir='\$(libdir)' includedir='\$(includedir)' mandir='\$(mandir)' docdir='\$(docdir)' pkgdatadir='\$(pkgdatadir)' pkglibexecdir='\$(pkglibexecdir)' VERSION='\$(VERSION)'"
 } >"$tmp/dirs.mk"
 dirs=$(bmake -s -f Makefile -f "$tmp/dirs.mk" ktime-e2e-dirs 2>"$tmp/dirs.err") ||
     e2e_fail_setup "cannot read the build's folders: $(cat "$tmp/dirs.err")"
@@ -67,6 +67,7 @@ if [ -f "$SRC_DIR/tools/ktime_tool.py" ]; then
 else
     check "no tools/ktime_tool.py in the source tree: none installed" test ! -e "$D$pkgdatadir/ktime_tool.py"
 fi
+check "installed: ktime-render, executable, in pkglibexecdir" test -x "$D$pkglibexecdir/ktime-render"
 check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
 
 # --- the installed launcher runs a program against the installed library ---------------------
@@ -81,6 +82,11 @@ check "installed ktime ./app: the report, 15 samples of exactly 250 us" exact "$
 run_k cfg "$D$bindir/ktime" -w 3 --config
 check "installed ktime --config: the settings in force, through the installed ktime-settings" sh -c \
     "[ \$(cat '$tmp/cfg.rc') = 0 ] && grep -q '^KTIME_WARMUP=3  *(launcher option)\$' '$tmp/cfg.out' || { cat '$tmp/cfg.err'; exit 1; }"
+if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
+    run_k irep "$D$bindir/ktime" report "$tmp/inst.json"
+    check "installed ktime report: the installed ktime-render prints the report" sh -c \
+        "[ \$(cat '$tmp/irep.rc') = 0 ] && grep -q '^ktime $VERSION' '$tmp/irep.out' && grep -q '  k\$' '$tmp/irep.out' || { cat '$tmp/irep.err'; exit 1; }"
+fi
 if [ ! -f "$SRC_DIR/tools/ktime_tool.py" ]; then
     run_k tool "$D$bindir/ktime" report x.json
     check "installed ktime report, no tools installed: 127, naming where it looked" sh -c \
@@ -146,6 +152,12 @@ case $bindir:$libdir in
     if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
         run_k mtool "$mbin/ktime" report --help
         check "moved tree: ktime report --help runs the moved ktime_tool.py" status_is mtool 0
+        run_k mrep "$mbin/ktime" report "$tmp/inst.json"
+        check "moved tree: ktime report prints through the moved ktime-render" sh -c \
+            "[ \$(cat '$tmp/mrep.rc') = 0 ] && cmp -s '$tmp/irep.out' '$tmp/mrep.out' || { cat '$tmp/mrep.err'; exit 1; }"
+        run_k mpy python3 "$M${pkgdatadir#"$prefix"}/ktime_tool.py" report "$tmp/inst.json"
+        check "moved tree: its ktime_tool.py run by hand finds ktime-render (../../libexec/ktime)" sh -c \
+            "[ \$(cat '$tmp/mpy.rc') = 0 ] && cmp -s '$tmp/irep.out' '$tmp/mpy.out' || { cat '$tmp/mpy.err'; exit 1; }"
     fi
     mv "$M" "$D$prefix"
     ;;

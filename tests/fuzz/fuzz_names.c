@@ -1,5 +1,5 @@
 /* fuzz_names.c - kernel names: sysinfo_demangle (src/core/sysinfo.c) and report_short_name
- * (src/report/report.c), which shortens a name for the text report's Kernel column.
+ * (src/report/names.c), which shortens a name for the text report's Kernel column.
  *
  * Input: a byte of buffer size, a byte of column width, then the name (up to a NUL).
  * Properties: demangling gives NULL for what is not a C++ symbol, else a string; the short
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "names.h"
 #include "sysinfo.h"
 
 static void shorten(const char *full, size_t outsz, size_t width)

@@ -7,11 +7,11 @@
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/fuzz.sh tests/fuzz/corpus tests/fuzz/local.mk \
 	tests/fuzz/driver.c tests/fuzz/fuzzutil.c tests/fuzz/fuzzutil.h \
 	tests/fuzz/fuzz_config.c tests/fuzz/fuzz_outpath.c tests/fuzz/fuzz_names.c \
-	tests/fuzz/fuzz_json.c tests/fuzz/fuzz_nvversion.c
+	tests/fuzz/fuzz_json.c tests/fuzz/fuzz_nvversion.c tests/fuzz/fuzz_read.c
 
 if ENABLE_FUZZ
 check_PROGRAMS += tests/fuzz/fuzz_config tests/fuzz/fuzz_outpath tests/fuzz/fuzz_names \
-	tests/fuzz/fuzz_json tests/fuzz/fuzz_nvversion
+	tests/fuzz/fuzz_json tests/fuzz/fuzz_nvversion tests/fuzz/fuzz_read
 TESTS += tests/fuzz/fuzz.sh
 
 FUZZ_ALL_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS) -g
@@ -30,15 +30,19 @@ tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
-	src/report/report.c src/base/stats.c src/base/sketch.c src/base/shape.c src/report/conditions.c \
-	src/base/jsonout.c src/base/dl.c
+	src/report/names.c src/base/dl.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report/report.c src/base/stats.c \
-	src/base/sketch.c src/base/shape.c src/report/conditions.c src/base/jsonout.c
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) $(REPORT_SOURCES) \
+	src/base/stats.c src/base/sketch.c src/base/shape.c src/base/jsonout.c
 tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_json_LDADD = $(FUZZ_ALL_LDADD)
+
+tests_fuzz_fuzz_read_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_SUPPORT) $(REPORT_SOURCES) \
+	$(READER_SOURCES) src/base/stats.c src/base/sketch.c src/base/shape.c src/base/jsonout.c
+tests_fuzz_fuzz_read_CFLAGS = $(FUZZ_ALL_CFLAGS)
+tests_fuzz_fuzz_read_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
 	src/base/dl.c

@@ -12,6 +12,10 @@
 #include <string.h>
 
 #include "conditions.h"
+#include "jsonout.h"
+#include "report.h"
+#include "jsonw.h"
+#include "text.h"
 
 /* A reading at time t with every figure read: nothing else on the GPU. */
 static struct cond_sample reading(double t)
@@ -46,12 +50,20 @@ static char *render(const struct conditions *c, const int *ord, int n, bool json
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
 
+    struct model m;
+    struct jw w;
+
     assert_non_null(f);
-    if (json)
-        cond_write_json(f, c, ord, n);
-    else
-        cond_write_text(f, c, ord, n);
+    memset(&m, 0, sizeof m);
+    assert_int_equal(model_cond_section(&m, c, ord, n), 0);
+    if (json) {
+        jw_init(&w, f);
+        json_conditions(&w, m.cond);
+    } else {
+        text_conditions(f, m.cond);
+    }
     fclose(f);
+    model_free(&m);
     return buf;
 }
 
