@@ -274,6 +274,7 @@ static void test_further_context_rewarms(void **state)
     assert_true(fx_launch(k, s1, NS));
     assert_int_equal(fd_calls(FD_StreamWaitValue32), 2);
     assert_int_equal(fx_entry(k)->contexts, 2);
+    assert_int_equal(fx_entry(k)->warmup, 3);
     assert_true(fd_sync(s) && fd_sync(s1));
     drain_pass(&kt.drain);
     assert_int_equal(fx_collect(&r, false, false), 0);

@@ -84,6 +84,7 @@ static void test_captured_during_warmup(void **state)
     launch_capture_ended(CUDA_SUCCESS);
     assert_int_equal(atomic_load(&kt.captures), 0);
     assert_int_equal(run(k1, 3), 1);
+    assert_int_equal(fx_entry(k1)->warmup, 2);
     struct report_kernel *a = rows(&r, "k_one");
     assert_int_equal(a->calls, 5);
     assert_int_equal(a->captured, 2);
@@ -262,12 +263,15 @@ static void test_launches_during_exit(void **state)
     atomic_store(&kt.phase, PHASE_EXITING);
     uint64_t records = fd_calls(FD_EventRecord);
     assert_true(fx_launch(k1, s, NS));
+    assert_true(fx_launch_r(k1, s, NS, CUDA_ERROR_DEINITIALIZED));
     assert_true(fx_launch(k2, s, NS)); /* first seen now: named, counted */
     assert_int_equal(fd_calls(FD_EventRecord), records);
+    /* The failed one is counted in calls (every launch is), but it is no warmup. */
+    assert_int_equal(fx_entry(k1)->warmup, 2);
     struct report_kernel *a = rows(&r, "k_one"), *b = fx_row(&r, "k_two");
-    assert_int_equal(a->calls, 3);
+    assert_int_equal(a->calls, 4);
     assert_int_equal(a->warmup_skipped, 2);
-    assert_int_equal(a->failed, 0);
+    assert_int_equal(a->failed, 1);
     assert_int_equal(a->dropped, 1);
     assert_non_null(b);
     fx_assert_buckets(&r, b);
