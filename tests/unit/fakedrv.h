@@ -42,8 +42,8 @@
 #define FD_SUBMIT_NS 125000u
 /* What a memset (the L2 flush: cuMemsetD32Async) takes on its stream. */
 #define FD_MEMSET_NS 375000u
-/* What a kernel launched with cuLaunchKernel (the timing floor's) takes. */
-#define FD_FLOOR_NS 2000u
+/* What a kernel launched with cuLaunchKernel (the timing floor's) takes: 2^-6 ms. */
+#define FD_FLOOR_NS 15625u
 /* The L2 size the fake's devices report. */
 #define FD_L2_BYTES (50u << 20)
 
