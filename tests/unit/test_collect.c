@@ -221,6 +221,28 @@ static void test_rows_by_range(void **state)
     collect_free(&r);
 }
 
+/* docs/design.md's example, "Adding a test". */
+static void test_two_timed(void **state)
+{
+    struct report r;
+    CUcontext c = fd_context(0);
+    CUstream s = fd_stream(c);
+    void *k = fd_kernel("k");
+
+    for (int i = 0; i < 3; i++) {
+        fx_launch(k, s, 250000);   /* a 250 us kernel */
+        assert_true(fd_sync(s));   /* the program waits for it */
+    }
+    drain_pass(&kt.drain);
+    assert_int_equal(fx_collect(&r, false, false), 0);
+    struct report_kernel *row = fx_row(&r, "k");
+    assert_int_equal(row->warmup_skipped, 1);
+    assert_int_equal(fx_timed(&r, row), 2);
+    assert_true(row->per_dev[0].sum == 2 * 250.0); /* gated: the kernel alone */
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +251,7 @@ int main(void)
         FX_TEST(test_graph_rows, "KTIME_WARMUP=1"),
         FX_TEST(test_rows_without_aggregates, "KTIME_WARMUP=1"),
         FX_TEST(test_rows_by_range, "KTIME_WARMUP=0"),
+        FX_TEST(test_two_timed, "KTIME_WARMUP=1"),
     };
 
     return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
