@@ -84,6 +84,8 @@ static void test_captured_during_warmup(void **state)
     launch_capture_ended(CUDA_SUCCESS);
     assert_int_equal(atomic_load(&kt.captures), 0);
     assert_int_equal(run(k1, 3), 1);
+    assert_int_equal(fx_entry(k1)->calls, 3); /* the captured ones are not among them */
+    assert_int_equal(fx_entry(k1)->captured, 2);
     assert_int_equal(fx_entry(k1)->warmup, 2);
     struct report_kernel *a = rows(&r, "k_one");
     assert_int_equal(a->calls, 5);
