@@ -221,7 +221,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
-        uint64_t calls, captured, shutdown, rewarm, dropped, failed, outside;
+        uint64_t calls, captured, shutdown, warmup, dropped, failed, outside;
 
         if (!e)
             continue;
@@ -233,7 +233,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         outside = kt.outside ? atomic_load(&kt.outside[ktab_id(t, e)]) : 0;
         shutdown = atomic_load(&e->shutdown);
         captured = atomic_load(&e->captured);
-        rewarm = atomic_load(&e->rewarm);
+        warmup = atomic_load(&e->warmup);
         calls = atomic_load(&e->calls);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
@@ -274,8 +274,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         }
         /* calls leaves out captured launches: those never ran, and are no warmup. */
         rk->calls += calls + captured + shutdown;
-        rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
-        rk->warmup_skipped += rewarm;
+        rk->warmup_skipped += warmup;
         rk->captured += captured;
         rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;
