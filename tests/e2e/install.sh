@@ -71,8 +71,10 @@ check "installed: ktime-render, executable, in pkglibexecdir" test -x "$D$pkglib
 check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
 
 # --- the installed launcher runs a program against the installed library ---------------------
+BUILD_ID=$(sed -n 's/^#define KTIME_BUILD_ID "\(.*\)"$/\1/p' "$BUILD_DIR/build_id.h")
 run_k ver "$D$bindir/ktime" --version
-check "installed ktime --version: 'ktime $VERSION'" sh -c "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION' ]"
+check "installed ktime --version: 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}'" sh -c \
+    "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}' ]"
 check "installed ktime --version: the installed library" \
     sh -c "l=\$(sed -n 's/^library //p' '$tmp/ver.out'); [ \"\$l\" = \"\$(cd '$D$libdir' && pwd -P)/libktime.so\" ]"
 run_plain base "$A" k=250000:20
