@@ -60,7 +60,7 @@ const char *const config_known_names[] = {
 #include "settings.def"
     /* read by the launcher (tools/ktime), and by libktime from it: which variables the
      * launcher set (config_load) */
-    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER", "KTIME_LAUNCHER_SET",
+    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER", "KTIME_PYTHON", "KTIME_LAUNCHER_SET",
     /* read by the tests and benchmarks */
     "KTIME_LIB", "KTIME_SO", "KTIME_TEST_WARMUP",
     NULL
@@ -370,6 +370,15 @@ static void settle(struct config *c, enum setting_id id, const char *s)
 {
     switch (id) {
     case SETTING_OUTPUT:
+        /* "-" is standard output, as for the tools (ktime -o -): the file the program's
+         * stdout names, written at its end, never replaced (output.c). */
+        if (c->output && strcmp(c->output, "-") == 0) {
+            char *out = strdup("/dev/stdout");
+            if (out) {
+                free((void *)c->output);
+                c->output = out;
+            }
+        }
         /* Its suffix chooses the format, unless KTIME_FORMAT says otherwise. */
         if (c->output && has_suffix(c->output, ".json")) {
             c->format = FORMAT_JSON;
@@ -387,6 +396,13 @@ static void settle(struct config *c, enum setting_id id, const char *s)
          * text and CSV), the format its suffix names whatever KTIME_FORMAT says. */
         if (c->also_output)
             c->also_format = format_of_name(c->also_output);
+        break;
+    case SETTING_SAMPLE:
+        /* CUPTI records every kernel anyway: the draw thins out event pairs only. */
+        if (s && c->sample > 1 && c->timer == TIMER_CUPTI)
+            log_warn("KTIME_SAMPLE=%s works with the events timer only; with KTIME_TIMER=cupti "
+                     "every kernel is timed from CUPTI's records (it applies only to launches "
+                     "timed with events after another CUPTI client takes CUPTI over)", s);
         break;
     case SETTING_RANGE:
         /* CUPTI's records cannot be left out: a capture range needs the events timer. */

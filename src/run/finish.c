@@ -117,7 +117,7 @@ static void deliver_also(struct report *r)
     const char *why = NULL;
     char host[256];
 
-    if (outpath_resolve(kt.cfg.also_output, kt.start_dir, r->pid,
+    if (outpath_resolve("KTIME_ALSO_OUTPUT", kt.cfg.also_output, kt.start_dir, r->pid,
                         outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_ALSO_OUTPUT expands to more than %d bytes; not written", PATH_MAX - 1);
         return;
@@ -281,8 +281,42 @@ static int expand_output(const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
 
-    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
-                           size, env_get);
+    return outpath_resolve("KTIME_OUTPUT", tmpl, kt.start_dir, pid,
+                           outpath_hostname(host, sizeof host), path, size, env_get);
+}
+
+/* Whether path holds a report another process of this run wrote: a second process given
+ * the same KTIME_OUTPUT, with no %p in it (a script's two CUDA programs, a worker and its
+ * parent). A report written since the tree of processes ktime is in started, by another pid
+ * (its pid in *pid, from the text's or the JSON's header; a CSV report names none, and counts
+ * only when written since this process started). An empty report, an older file, or anything
+ * but a regular file: false. */
+static bool shared_report(const char *path, long *pid)
+{
+    char buf[4097];
+    struct stat st;
+    const char *p;
+    double mtime, tree;
+    ssize_t n;
+    int fd;
+
+    *pid = 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return false;
+    mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+    tree = sysinfo_tree_start();
+    if (mtime < (tree > 0 ? tree : kt.start_unix))
+        return false;
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+        return false;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0 || report_is_empty(buf, (size_t)n))
+        return false;
+    buf[n] = '\0';
+    if ((p = strstr(buf, "\npid      ")) || (p = strstr(buf, "\n  \"pid\": ")))
+        *pid = strtol(p + 10, NULL, 10);
+    return *pid ? *pid != (long)getpid() : mtime >= kt.start_unix;
 }
 
 /* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
@@ -312,6 +346,17 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
         path[0] = '\0';
     }
     if (path[0]) {
+        long other;
+        /* Each process replaces the whole file: the other one's report is lost. */
+        if (!path_done && kt.cfg.output && !outpath_per_process(kt.cfg.output) &&
+            shared_report(path, &other)) {
+            char whose[48] = "";
+            if (other > 0)
+                snprintf(whose, sizeof whose, " (pid %ld)", other);
+            log_warn("KTIME_OUTPUT '%s' holds the report of another process%s written during "
+                     "this run, now replaced by this one's: put %%p in KTIME_OUTPUT for a file "
+                     "per process (-o 'run-%%p.json'), then ktime merge them", path, whose);
+        }
         if (output_open(&o, path, budget_ms(kt.cfg.exit_wait_ms), &why) != 0) {
             log_warn("KTIME_OUTPUT '%s' %s; the report follows on stderr", path, why);
         } else {
@@ -360,7 +405,7 @@ static void deliver_trace(void)
     struct output o;
     const char *why = NULL;
 
-    if (outpath_resolve(kt.cfg.trace, kt.start_dir, (long)getpid(),
+    if (outpath_resolve("KTIME_TRACE", kt.cfg.trace, kt.start_dir, (long)getpid(),
                         outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_TRACE '%s' is too long once expanded; no trace written", kt.cfg.trace);
         return;

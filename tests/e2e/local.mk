@@ -195,6 +195,7 @@ E2E_TESTS = \
 	tests/e2e/memops.sh \
 	tests/e2e/regions.sh \
 	tests/e2e/ktool.sh \
+	tests/e2e/messages.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
