@@ -196,8 +196,12 @@ E2E_TESTS = \
 	tests/e2e/regions.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/messages.sh \
+	tests/e2e/trydemo.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
+# Run by tools/test.sh (make check TESTS=tests/e2e/pip.sh), not by every make check: it builds
+# ktime once more, as pip does.
+EXTRA_DIST += tests/e2e/pip.sh
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
 # ---------------------------------------------------------------- the fake CUPTI

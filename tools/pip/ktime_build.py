@@ -84,10 +84,12 @@ def _run(cmd, cwd, log):
 def _build_tree(top, stage, config_settings, log):
     """configure, make and make install DESTDIR=stage; returns the installed prefix in stage."""
     if os.path.exists(os.path.join(top, "config.status")):
-        raise BuildError(
-            "ktime_build: %s is configured in place (./configure was run there), so it cannot "
-            "be built in a folder of its own; run 'make distclean' there first" % top)
-    if not os.path.isfile(os.path.join(top, "configure")):
+        # Configured in place (./configure run there): autoconf builds such a tree nowhere
+        # else, so the build is of a clean copy of its sources (make distdir).
+        copy = os.path.join(stage, "src")
+        _run(["make", "distdir", "distdir=" + copy], top, log)
+        top = copy
+    elif not os.path.isfile(os.path.join(top, "configure")):
         _run(["autoreconf", "-fi"], top, log)
     build = os.path.join(stage, "build")
     dest = os.path.join(stage, "dest")
