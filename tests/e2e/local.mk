@@ -164,6 +164,7 @@ E2E_TESTS = \
 	tests/e2e/fork.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/fail.sh \
+	tests/e2e/names.sh \
 	tests/e2e/gate.sh \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
