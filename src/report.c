@@ -266,29 +266,66 @@ static void report_conditions(FILE *f, const struct report *r, bool json)
 
 #define NAME_WIDTH 72
 
+/* The length of s cut to at most max bytes, between UTF-8 characters: a cut that would fall
+ * inside a well-formed sequence moves back to its start. */
+static size_t utf8_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max + 1), k;
+
+    if (n <= max)
+        return n;
+    /* Back over at most 3 continuation bytes to the byte that starts their sequence. */
+    for (k = max; k > 0 && max - k < 3 && ((unsigned char)s[k] & 0xC0) == 0x80; k--)
+        ;
+    return k < max && ((unsigned char)s[k] & 0xC0) == 0xC0 ? k : max;
+}
+
+static int cmp_shortname(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    int c = strcmp(x->shortname, y->shortname);
+
+    /* Equal texts in row order, so that the result never depends on qsort's order. */
+    return c ? c : (x < y ? -1 : x > y);
+}
+
 /* Fills each row's short name. A row whose full name is needed to tell it apart (its
  * middle was elided, or another row shortens to the same text) gets a reference number,
- * listed under "Full names". Returns how many references were handed out. */
+ * listed under "Full names", in row order. Returns how many references were handed out, or
+ * -1 when out of memory (no references then). Sorts the short names: O(n log n). */
 static int name_column(struct row *rows, size_t n)
 {
     int nref = 0;
-    int *elided = calloc(n ? n : 1, sizeof *elided);
+    bool *mark = calloc(n ? n : 1, sizeof *mark);
+    struct row **by = malloc((n ? n : 1) * sizeof *by);
 
     for (size_t i = 0; i < n; i++) {
+        const char *full = row_name(&rows[i]);
         if (rows[i].k->kind == REPORT_KERNEL)
-            elided[i] = report_short_name(row_name(&rows[i]), rows[i].shortname,
-                                          sizeof rows[i].shortname, NAME_WIDTH) == 2;
+            rows[i].ref = report_short_name(full, rows[i].shortname, sizeof rows[i].shortname,
+                                            NAME_WIDTH) == 2;
         else
-            snprintf(rows[i].shortname, sizeof rows[i].shortname, "%s", row_name(&rows[i]));
+            snprintf(rows[i].shortname, sizeof rows[i].shortname, "%.*s",
+                     (int)utf8_cut(full, sizeof rows[i].shortname - 1), full);
     }
-    for (size_t i = 0; i < n; i++) {
-        bool dup = false;
-        for (size_t j = 0; j < n && !dup; j++)
-            dup = j != i && strcmp(rows[i].shortname, rows[j].shortname) == 0;
-        if ((elided && elided[i]) || dup)
-            rows[i].ref = ++nref;
+    if (!mark || !by) {
+        free(mark);
+        free(by);
+        for (size_t i = 0; i < n; i++)
+            rows[i].ref = 0;
+        return -1;
     }
-    free(elided);
+    /* Rows that shorten to the same text are neighbours once sorted. */
+    for (size_t i = 0; i < n; i++)
+        by[i] = &rows[i];
+    qsort(by, n, sizeof *by, cmp_shortname);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(by[i]->shortname, by[i + 1]->shortname) == 0)
+            mark[by[i] - rows] = mark[by[i + 1] - rows] = true;
+    for (size_t i = 0; i < n; i++)
+        rows[i].ref = rows[i].ref || mark[i] ? ++nref : 0;
+    free(mark);
+    free(by);
     return nref;
 }
 
@@ -375,12 +412,46 @@ static void region_head(FILE *f, const struct report_region *g)
             g->total_us / 1000.0);
 }
 
+static int cmp_row_mangled(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    uintptr_t p = (uintptr_t)x->k->mangled, q = (uintptr_t)y->k->mangled;
+
+    if (p != q)
+        return p < q ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The first of the rows (sorted by cmp_row_mangled, n of them) whose kernel's mangled name is
+ * the string at mangled (the same pointer), or NULL. */
+static const struct row *row_of_mangled(const struct row *const *by, size_t n, const char *mangled)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)by[mid]->k->mangled < (uintptr_t)mangled)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by[lo]->k->mangled == mangled ? by[lo] : NULL;
+}
+
 /* The ranges' sections (NVTX, ktime_range_push), after the memory operations. A kernel is named
  * as in the kernels' table (rows, n), with its [n] when the name was cut there. */
 static void regions_text(FILE *f, const struct report *r, const struct row *rows, size_t n)
 {
+    const struct row **by;
+
     if (!r->regions)
         return;
+    /* The kernels' rows by mangled name, to find each range's kernels in O(log n). */
+    by = malloc((n ? n : 1) * sizeof *by);
+    for (size_t i = 0; by && i < n; i++)
+        by[i] = &rows[i];
+    if (by)
+        qsort(by, n, sizeof *by, cmp_row_mangled);
     fprintf(f, "\nranges: each timed launch under the %s range open on its thread when it was made "
                "(KTIME_REGION);\nNVTX: %s\n",
             r->region_mode ? r->region_mode : "innermost", r->nvtx ? r->nvtx : "not injected");
@@ -397,11 +468,8 @@ static void regions_text(FILE *f, const struct report *r, const struct row *rows
                 "Mean us", "Med us", "p99 us", "Min us", "Max us", "Stddev us", "Kernel");
         for (size_t j = 0; j < g->nrows; j++) {
             const struct report_region_row *w = &g->rows[j];
-            const struct row *kr = NULL;
+            const struct row *kr = by ? row_of_mangled(by, n, w->mangled) : NULL;
             char shortname[NAME_WIDTH + 8];
-            for (size_t i = 0; i < n && !kr; i++)
-                if (rows[i].k->mangled == w->mangled)
-                    kr = &rows[i];
             if (kr)
                 snprintf(shortname, sizeof shortname, "%s", kr->shortname);
             else
@@ -418,6 +486,7 @@ static void regions_text(FILE *f, const struct report *r, const struct row *rows
             fputc('\n', f);
         }
     }
+    free(by);
 }
 
 /* The memory operations' own table, after the kernels'. */

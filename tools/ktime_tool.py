@@ -245,6 +245,16 @@ def short_name(full, width=NAME_WIDTH):
     return out.decode("utf-8", "surrogateescape"), int(out != fb)
 
 
+def utf8_cut(s, limit):
+    """s (bytes) cut to at most limit bytes between UTF-8 characters (report.c utf8_cut)."""
+    if len(s) <= limit:
+        return s
+    k = limit
+    while k > 0 and limit - k < 3 and (s[k] & 0xC0) == 0x80:
+        k -= 1
+    return s[:k] if k < limit and (s[k] & 0xC0) == 0xC0 else s[:limit]
+
+
 def name_column(kernels):
     """(short names, reference numbers or 0), as report.c's name_column()."""
     shorts, elided = [], []
@@ -255,7 +265,7 @@ def name_column(kernels):
             shorts.append(s)
             elided.append(how == 2)
         else:
-            shorts.append(b(full)[:SHORTNAME_MAX].decode("utf-8", "surrogateescape"))
+            shorts.append(utf8_cut(b(full), SHORTNAME_MAX).decode("utf-8", "surrogateescape"))
             elided.append(False)
     refs, nref = [], 0
     count = {}
