@@ -48,6 +48,46 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
     return strcmp(out, full) != 0;
 }
 
+/* ---- escaping: what a program's strings may not put raw into a report ---- */
+
+static size_t utf8_seq(const unsigned char *p);
+
+size_t report_escape_char(const char *s, char esc[8], size_t *n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t k = utf8_seq(p);
+
+    *n = k ? k : 1;
+    switch (*p) {
+    case '\\': memcpy(esc, "\\\\", 3); return 2;
+    case '\n': memcpy(esc, "\\n", 3); return 2;
+    case '\r': memcpy(esc, "\\r", 3); return 2;
+    case '\t': memcpy(esc, "\\t", 3); return 2;
+    default: break;
+    }
+    if (*p < 0x20 || *p == 0x7f)
+        return (size_t)snprintf(esc, 8, "\\x%02x", *p);
+    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) /* C1 controls: U+0080 to U+009F */
+        return (size_t)snprintf(esc, 8, "\\u%04x", p[1]);
+    return 0;
+}
+
+/* Writes s (NULL: "") as the text report shows a program's string: with report_escape_char's
+ * escapes, every other byte as it is. */
+static void text_put(FILE *f, const char *s)
+{
+    char esc[8];
+
+    for (const char *p = s ? s : ""; *p;) {
+        size_t n, e = report_escape_char(p, esc, &n);
+        if (e)
+            fwrite(esc, 1, e, f);
+        else
+            fwrite(p, 1, n, f);
+        p += n;
+    }
+}
+
 /* ---- shared helpers ---- */
 
 struct row {
@@ -343,15 +383,16 @@ static void bias_table(FILE *f, const struct report *r, const struct row *rows)
         if (w->k->kind != REPORT_KERNEL || (w->all.n == 0 && h.n == 0))
             continue;
         if (w->all.n && h.n)
-            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  %s\n", (unsigned long long)w->all.n,
-                    w->all.mean, (unsigned long long)h.n, h.mean, w->all.mean - h.mean,
-                    w->shortname);
+            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  ", (unsigned long long)w->all.n,
+                    w->all.mean, (unsigned long long)h.n, h.mean, w->all.mean - h.mean);
         else if (h.n)
-            fprintf(f, "%9llu %11s %9llu %11.3f %11s  %s\n", (unsigned long long)w->all.n, "-",
-                    (unsigned long long)h.n, h.mean, "-", w->shortname);
+            fprintf(f, "%9llu %11s %9llu %11.3f %11s  ", (unsigned long long)w->all.n, "-",
+                    (unsigned long long)h.n, h.mean, "-");
         else
-            fprintf(f, "%9llu %11.3f %9llu %11s %11s  %s\n", (unsigned long long)w->all.n,
-                    w->all.mean, 0ULL, "-", "-", w->shortname);
+            fprintf(f, "%9llu %11.3f %9llu %11s %11s  ", (unsigned long long)w->all.n,
+                    w->all.mean, 0ULL, "-", "-");
+        text_put(f, w->shortname);
+        fputc('\n', f);
     }
 }
 
@@ -400,7 +441,7 @@ static void region_head(FILE *f, const struct report_region *g)
 {
     if (g->name) {
         fputs("range    \"", f);
-        fputs(g->name, f);
+        text_put(f, g->name);
         fprintf(f, "\": %llu closed, %.3f ms of wall time", (unsigned long long)g->ranges,
                 g->wall_ms);
         if (g->open)
@@ -479,8 +520,8 @@ static void regions_text(FILE *f, const struct report *r, const struct row *rows
                     g->total_us > 0 ? 100.0 * w->st.sum / g->total_us : 0.0, w->st.sum / 1000.0,
                     (unsigned long long)w->st.n, w->st.mean);
             text_quantiles(f, w->sk, &w->st, "-");
-            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->st.min, w->st.max, stats_stddev(&w->st),
-                    shortname);
+            fprintf(f, "%11.3f %11.3f %11.3f  ", w->st.min, w->st.max, stats_stddev(&w->st));
+            text_put(f, shortname);
             if (kr && kr->ref)
                 fprintf(f, " [%d]", kr->ref);
             fputc('\n', f);
@@ -546,11 +587,14 @@ int report_write_text(FILE *f, struct report *r)
     else
         fprintf(f, "ktime %s: GPU time per kernel, from %s\n", r->version, source_words(r));
     fprintf(f, "command  ");
-    for (int i = 0; i < r->argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
+    for (int i = 0; i < r->argc; i++) {
+        fputs(i ? " " : "", f);
+        text_put(f, r->argv[i]);
+    }
     fprintf(f, "\npid      %ld\n", r->pid);
     if (r->host || r->rank) {
-        fprintf(f, "host     %s", r->host ? r->host : "unknown");
+        fputs("host     ", f);
+        text_put(f, r->host ? r->host : "unknown");
         if (r->rank) {
             fprintf(f, ", rank %s", r->rank);
             if (r->world_size > 0)
@@ -560,10 +604,13 @@ int report_write_text(FILE *f, struct report *r)
         }
         fputc('\n', f);
     }
-    for (int d = 0; d < r->ndevices; d++)
-        fprintf(f, "gpu %-4d %s, driver %s%sCUDA %d.%d\n", r->devices[d].ordinal,
-                r->devices[d].name, r->devices[d].driver, *r->devices[d].driver ? ", " : "",
-                r->devices[d].driver_version / 1000, r->devices[d].driver_version % 1000 / 10);
+    for (int d = 0; d < r->ndevices; d++) {
+        fprintf(f, "gpu %-4d ", r->devices[d].ordinal);
+        text_put(f, r->devices[d].name);
+        fprintf(f, ", driver %s%sCUDA %d.%d\n", r->devices[d].driver,
+                *r->devices[d].driver ? ", " : "", r->devices[d].driver_version / 1000,
+                r->devices[d].driver_version % 1000 / 10);
+    }
     if (r->ndevices == 0)
         fprintf(f, "gpu      none timed\n");
     for (int d = 0; d < r->ndevices; d++) {
@@ -653,13 +700,13 @@ int report_write_text(FILE *f, struct report *r)
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
                     (unsigned long long)w->all.n, w->all.mean);
             text_quantiles(f, k->sk, &w->all, "-");
-            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->all.min, w->all.max, stats_stddev(&w->all),
-                    w->shortname);
+            fprintf(f, "%11.3f %11.3f %11.3f  ", w->all.min, w->all.max, stats_stddev(&w->all));
         } else {
-            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  %s", "-", "-",
+            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  ", "-", "-",
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped, 0ULL,
-                    "-", "-", "-", "-", "-", "-", w->shortname);
+                    "-", "-", "-", "-", "-", "-");
         }
+        text_put(f, w->shortname);
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
         text_notes(f, k, w->all.n, w->all.n && near_floor(r, k, w->all.mean));
@@ -688,8 +735,11 @@ int report_write_text(FILE *f, struct report *r)
     if (nref > 0) {
         fprintf(f, "\nFull names\n");
         for (size_t i = 0; i < r->nkernels; i++)
-            if (rows[i].ref)
-                fprintf(f, "[%d] %s\n", rows[i].ref, row_name(&rows[i]));
+            if (rows[i].ref) {
+                fprintf(f, "[%d] ", rows[i].ref);
+                text_put(f, row_name(&rows[i]));
+                fputc('\n', f);
+            }
     }
 
     if (timer_is(r, "both"))
@@ -1293,29 +1343,36 @@ int report_write_json(FILE *f, struct report *r)
 
 /* ---- CSV ---- */
 
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF, or starts or ends
- * with a space, its quotes doubled; UTF-8 as in the JSON (a byte that begins no well-formed
- * sequence is U+FFFD). */
+/* A CSV text cell: the program's string with report_escape_char's escapes (so a record is one
+ * line, and the value can be had back), a byte that begins no well-formed UTF-8 sequence as
+ * U+FFFD (as the JSON), then a "'" before a cell that a spreadsheet would take for a formula
+ * (OWASP: one that begins with =, +, -, @, tab or CR; a tab or CR is escaped here) or that
+ * begins with "'" itself, so that a reader drops the first "'" of any cell that has one; then
+ * quoted where RFC 4180 needs it (a comma or a quote, or a space at either end), quotes
+ * doubled. docs/report-format.md. */
 void report_csv_field(FILE *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t n = strlen((const char *)p);
     bool quote = n && (p[0] == ' ' || p[n - 1] == ' ');
+    char esc[8];
 
     for (size_t i = 0; i < n && !quote; i++)
-        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+        quote = p[i] == ',' || p[i] == '"';
     if (quote)
         fputc('"', f);
+    if (n && strchr("=+-@'", p[0]))
+        fputc('\'', f);
     while (*p) {
-        size_t k = utf8_seq(p);
-        if (k == 0) {
+        size_t k, e = report_escape_char((const char *)p, esc, &k);
+        if (e)
+            fwrite(esc, 1, e, f);
+        else if (!utf8_seq(p))
             fputs("\xef\xbf\xbd", f); /* U+FFFD */
-            p++;
-            continue;
-        }
-        if (*p == '"')
-            fputc('"', f);
-        fwrite(p, 1, k, f);
+        else if (*p == '"')
+            fputs("\"\"", f);
+        else
+            fwrite(p, 1, k, f);
         p += k;
     }
     if (quote)

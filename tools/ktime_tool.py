@@ -212,6 +212,21 @@ def b(s):
     return s.encode("utf-8", "surrogateescape")
 
 
+# report.c report_escape_char: how the text, the CSV and the samples dump write a program's
+# string: the backslash, C0 and C1 controls and DEL escaped; bytes that are not UTF-8 (held
+# as surrogates) left as they are.
+_ESCAPES = {0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+for _c in list(range(0x20)) + [0x7F]:
+    _ESCAPES.setdefault(_c, "\\x%02x" % _c)
+for _c in range(0x80, 0xA0):
+    _ESCAPES[_c] = "\\u%04x" % _c
+
+
+def esc(s):
+    """s as the text report shows a program's string (report.c text_put)."""
+    return s.translate(_ESCAPES)
+
+
 def short_name(full, width=NAME_WIDTH):
     """report_short_name(): (shortened str, 0 same / 1 return type or parameters cut /
     2 middle elided), worked on bytes."""
@@ -329,7 +344,7 @@ def header_text(r, out):
     cmd = r.get("command", [])
     if isinstance(r.get("command_bytes"), list):
         cmd = [bytes.fromhex(h).decode("utf-8", "surrogateescape") for h in r["command_bytes"]]
-    out.append("command  " + " ".join(cmd) + "\n")
+    out.append("command  " + " ".join(esc(c) for c in cmd) + "\n")
     merged = r.get("merged_from")
     if isinstance(merged, list):
         hosts = sorted({str(e.get("host")) for e in merged})
@@ -341,7 +356,7 @@ def header_text(r, out):
         host = raw(r, "host") if r.get("host") is not None else None
         rank = r.get("rank")
         if host is not None or rank is not None:
-            line = "host     %s" % (host if host is not None else "unknown")
+            line = "host     %s" % esc(host if host is not None else "unknown")
             if rank is not None:
                 line += ", rank %s" % rank
                 if (r.get("world_size") or 0) > 0:
@@ -353,7 +368,7 @@ def header_text(r, out):
     for d in devs:
         dv = d.get("driver_version", 0) or 0
         drv = d.get("driver", "") or ""
-        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], raw(d, "name"), drv,
+        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], esc(raw(d, "name")), drv,
                                                       ", " if drv else "", dv // 1000, dv % 1000 // 10)
         if "host_ordinal" in d:
             line += " (gpu %s of %s)" % (d["host_ordinal"], d.get("host"))
@@ -455,10 +470,11 @@ def row_text(r, k, short, ref):
         line = "%7.2f %12.3f %9d %7d %9d %11.3f " % (k["percent"], k["total_ms"], k["calls"],
                                                    k.get("warmup_skipped", 0), n, k["mean_us"])
         line += q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
-        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), short)
+        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), esc(short))
     else:
         line = "%7s %12s %9d %7d %9d %11s %11s %11s %11s %11s %11s  %s" % (
-            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-", short)
+            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-",
+            esc(short))
     if ref:
         line += " [%d]" % ref
     few = 0 < n < FEW_SAMPLES
@@ -581,7 +597,8 @@ def regions_text(r, out, named=None):
                    % (rg.get("unmatched_pops", 0), rg.get("too_deep", 0)))
     for g in rg.get("ranges") or []:
         if g.get("name") is not None:
-            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (g["name"], g.get("closed", 0),
+            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (esc(g["name"]),
+                                                                     g.get("closed", 0),
                                                                      g.get("wall_ms", 0.0))
             if g.get("open_at_exit"):
                 line += ", %d open at exit" % g["open_at_exit"]
@@ -602,7 +619,7 @@ def regions_text(r, out, named=None):
                                                      k["mean_us"])
                        + q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
                        + "%11.3f %11.3f %11.3f  %s%s\n" % (k["min_us"], k["max_us"], stddev_of(k),
-                                                         short, " [%d]" % ref if ref else ""))
+                                                         esc(short), " [%d]" % ref if ref else ""))
 
 
 def group_by(items, key):
@@ -694,7 +711,7 @@ def render_text(r, rows=None, shown=None):
         out.append("\nFull names\n")
         for k, ref in zip(rows, refs):
             if ref:
-                out.append("[%d] %s\n" % (ref, raw(k, "name")))
+                out.append("[%d] %s\n" % (ref, esc(raw(k, "name"))))
     timer = timer_used(r)
     if "merged_from" in r:
         spread_text(rows, shorts, out)
@@ -710,11 +727,11 @@ def render_text(r, rows=None, shown=None):
                 continue
             if n and hn:
                 out.append("%9d %11.3f %9d %11.3f %+11.3f  %s\n" % (n, k["mean_us"], hn, h["mean_us"],
-                                                                    k["mean_us"] - h["mean_us"], s))
+                                                                    k["mean_us"] - h["mean_us"], esc(s)))
             elif hn:
-                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", s))
+                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", esc(s)))
             else:
-                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
+                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", esc(s)))
     memops_text(r, out)
     regions_text(r, out, {(k.get("kind", "kernel"), k["mangled"]): (s, ref)
                           for k, s, ref in zip(rows, shorts, refs)})
@@ -773,14 +790,19 @@ def spread_text(rows, shorts, out):
         out.append("%6s %12.3f %6s %12.3f %6s %8s  %s\n" % (
             sp.get("ranks"), sp["slowest"]["total_ms"], sp["slowest"]["label"],
             sp["fastest"]["total_ms"], sp["fastest"]["label"],
-            "%.3f" % ratio if ratio is not None else "-", s))
+            "%.3f" % ratio if ratio is not None else "-", esc(s)))
 
 
 # ------------------------------------------------------------------ rendering: CSV
 
 def csv_field(s):
+    """A program's string as one CSV cell (report.c report_csv_field): escaped, a formula
+    neutralised with a leading "'", quoted where RFC 4180 needs it."""
     q = bool(s) and (s[0] == " " or s[-1] == " ")
-    q = q or any(c in s for c in ',"\r\n')
+    q = q or any(c in s for c in ',"')
+    s = esc(s)
+    if s[:1] in ("=", "+", "-", "@", "'"):
+        s = "'" + s
     s = s.replace('"', '""')
     return '"%s"' % s if q else s
 

@@ -68,6 +68,13 @@ pair names "$A" k_small=125000:40 "$bad=1000:12" 'k"q,x=3000:20' "$cafe=2000:11"
 check "names: the text has a Full names list (elided and look-alike names)" grep -q '^Full names$' "$tmp/names.txt"
 check "names: the JSON keeps the bytes of names that are not UTF-8 (name_bytes, command_bytes)" \
     sh -c "grep -q '\"name_bytes\": \"6bff626164e282\"' '$tmp/names-t.json' && grep -q '\"command_bytes\"' '$tmp/names-t.json'"
+# Control characters (escaped in the text and CSV), a backslash, and names a spreadsheet would
+# take for formulas (a quote put before them in the CSV).
+pair ctrl "$A" "$(printf 'nl\nnote     forged')=125000:12" "$(printf 'tab\t\033[1m\302\233x')=2000:9" \
+    'back\slash=3000:8' "=cmd|' /C calc'!A0=4000:7" "+p=5000:6" "-m=6000:7" "@at=7000:8" "'q=8000:9" \
+    "$(printf 'long\nname_'; awk 'BEGIN { for (i = 0; i < 30; i++) printf "Layer%d_", i }')=9000:10"
+check "ctrl: the text and CSV have no raw control character" \
+    sh -c "! grep -q \"\$(printf '[\t\033]')\" '$tmp/ctrl.txt' '$tmp/ctrl.csv' && ! grep -q '^note     forged' '$tmp/ctrl.txt'"
 pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
 pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
 pair memops KTIME_WARMUP=3 "$E2E_BIN/app_memops" --stream 12 4000

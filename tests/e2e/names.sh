@@ -76,4 +76,108 @@ if len(rows) != 4 or len(full) != 4:
     sys.exit(1)'
 pyck "long names: the text shows each shortened (Full names lists them whole), all UTF-8" "$tmp/long.txt"
 
+# A name longer than the samples dump's buffer (64 KiB) reaches the dump whole.
+H=$(awk 'BEGIN { s = "h"; while (length(s) < 70000) s = s s; print substr(s, 1, 70000) }')
+run_ktime huge KTIME_OUTPUT="$tmp/huge.json" KTIME_DUMP_SAMPLES="$tmp/huge.dump" "$A" "$H=125000:7"
+check "a 70000-byte name: one row, and in the dump whole on each of its 2 sample lines" \
+    sh -c "[ \$('$JCHECK' '$tmp/huge.json' 'kernels|len') = 1 ] && [ \$('$JCHECK' '$tmp/huge.json' 'kernels[0].mangled' | wc -c) = 70001 ] &&
+           awk -F '\t' 'NR > 1 && length(\$1) == 70000 && \$3 == \"125.0000\" { n++ } END { exit !(n == 2 && NR == 3) }' '$tmp/huge.dump'"
+
+# --- control characters and spreadsheet formulas in names ----------------------------------
+# Names with a newline (that would forge a report line), a tab, an escape sequence, a C1
+# control, a backslash, and names that begin with = + - @ ' (spreadsheet formulas).
+NL=$(printf 'nl\nnote     forged_line')
+TB=$(printf 'tab\there')
+ES=$(printf 'esc\033[31mred')
+C1=$(printf 'c1\302\2332J')
+BS='back\slash'
+set -- "$NL=125000:6" "$TB=250000:7" "$ES=375000:8" "$C1=500000:9" "$BS=125000:10" \
+    "=cmd|' /C calc'!A0=250000:11" "+plus=375000:12" "-minus=500000:13" "@at(1)=125000:14" \
+    "'quote=250000:15"
+printf '%s\n' "$NL" "$TB" "$ES" "$C1" "$BS" "=cmd|' /C calc'!A0" "+plus" "-minus" "@at(1)" "'quote" \
+    >"$tmp/ctrl.names"
+run_plain ctrl_b "$A" "$@"
+run_ktime ctrl_t KTIME_OUTPUT="$tmp/ctrl.json" KTIME_ALSO_OUTPUT="$tmp/ctrl.txt" \
+    KTIME_DUMP_SAMPLES="$tmp/ctrl.dump" "$A" "$@"
+run_ktime ctrl_c KTIME_OUTPUT="$tmp/ctrl.csv" "$A" "$@"
+check "control characters: same exit status and stdout as without ktime" same_run ctrl_b ctrl_t
+check "control characters: nothing on stderr" sh -c "[ ! -s '$tmp/ctrl_t.err' ] && [ ! -s '$tmp/ctrl_c.err' ]"
+PYSRC='
+import json, re, sys
+names = open(sys.argv[1], encoding="utf-8").read().split("\n")[:11]
+names[0] += "\n" + names.pop(1)  # the name with a newline spans two lines of the list
+names = names[:10]
+r = json.load(open(sys.argv[2], encoding="utf-8"))
+got = sorted(k["mangled"] for k in r["kernels"])
+if got != sorted(names):
+    print("the JSON names %r, want %r" % (got, sorted(names)))
+    sys.exit(1)'
+pyck "control characters: the JSON keeps each name as it is (10 rows)" "$tmp/ctrl.names" "$tmp/ctrl.json"
+PYSRC='
+import sys
+t = open(sys.argv[1], "rb").read()
+lines = t.split(b"\n")
+head = lines.index(next(l for l in lines if l.startswith(b"  Time%")))
+rows = lines[head + 1:lines.index(b"", head)]
+bad = [c for c in (b"\x1b", b"\t", b"\r", b"\xc2\x9b") if c in t]
+forged = [l for l in lines if l.startswith(b"note     forged")]
+want = [b"nl\\nnote     forged_line", b"tab\\there", b"esc\\x1b[31mred", b"c1\\u009b2J",
+        b"back\\\\slash", b"=cmd|\x27 /C calc\x27!A0", b"+plus", b"-minus", b"@at", b"\x27quote"]
+missing = [w for w in want if not any(l.endswith(b"  " + w) or l.endswith(b"  " + w + b" (few samples)")
+                                      for l in rows)]
+if len(rows) != 10 or bad or forged or missing:
+    print("%d table rows (want 10), raw %r, forged lines %r, rows not found %r" % (len(rows), bad,
+          forged, missing))
+    sys.exit(1)'
+pyck "control characters: the text has one row per kernel, each name escaped, no forged line" "$tmp/ctrl.txt"
+PYSRC='
+import csv, io, re, sys
+names = open(sys.argv[1], encoding="utf-8").read().split("\n")[:11]
+names[0] += "\n" + names.pop(1)
+names = names[:10]
+raw = open(sys.argv[2], "rb").read()
+def unescape(v):
+    """docs/report-format.md: drop the one leading quote, then undo the escapes."""
+    if v.startswith("\x27"):
+        v = v[1:]
+    return re.sub(r"\\(\\|n|r|t|x[0-9a-f]{2}|u00[89][0-9a-f])", lambda m: {"\\": "\\", "n": "\n",
+                  "r": "\r", "t": "\t"}.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), v)
+rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")))
+bad = []
+if raw.count(b"\n") != 11 or raw.count(b"\r\n") != 11:
+    bad.append("%d lines, want 11, each ended by CRLF" % raw.count(b"\n"))
+for row in rows:
+    for f in ("name", "mangled"):
+        v = row[f]
+        if v[:1] in ("=", "+", "-", "@") or any(c in v for c in "\x1b\t\r\n\x9b"):
+            bad.append("cell %r is raw" % v)
+if sorted(unescape(row["name"]) for row in rows) != sorted(names):
+    bad.append("read back %r, want %r" % (sorted(unescape(r["name"]) for r in rows), sorted(names)))
+if [unescape(row["mangled"]) for row in rows] != [unescape(row["name"]) for row in rows]:
+    bad.append("mangled cells differ from the names")
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)'
+pyck "control characters: the CSV has one line per kernel, a csv reader gets each name back (less the documented quote and escapes)" \
+    "$tmp/ctrl.names" "$tmp/ctrl.csv"
+PYSRC='
+import re, sys
+names = open(sys.argv[1], encoding="utf-8").read().split("\n")[:11]
+names[0] += "\n" + names.pop(1)
+names = names[:10]
+lines = open(sys.argv[2], "rb").read().decode("utf-8").split("\n")
+assert lines[-1] == ""
+samples = lines[1:-1]
+def unescape(v):
+    return re.sub(r"\\(\\|n|r|t|x[0-9a-f]{2}|u00[89][0-9a-f])", lambda m: {"\\": "\\", "n": "\n",
+                  "r": "\r", "t": "\t"}.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), v)
+fields = [l.split("\t") for l in samples]
+bad = [l for l in fields if len(l) != 3]
+seen = sorted({unescape(f[0]) for f in fields})
+if len(samples) != 55 or bad or seen != sorted(names):
+    print("%d sample lines (want 55), %d not of 3 fields, names %r" % (len(samples), len(bad), seen))
+    sys.exit(1)'
+pyck "control characters: the samples dump has one line of 3 fields per sample (55), names escaped" \
+    "$tmp/ctrl.names" "$tmp/ctrl.dump"
+
 finish

@@ -192,18 +192,31 @@ static void test_csv(void **state)
     free(c);
 }
 
-/* A field is quoted where RFC 4180 needs it, quotes doubled; stray bytes become U+FFFD. */
+/* A field is quoted where RFC 4180 needs it, quotes doubled; stray bytes become U+FFFD;
+ * control characters and the backslash are escaped (a record is one line); a cell that a
+ * spreadsheet would take for a formula, or that begins with "'", gets a "'" before it. */
 static void test_csv_field(void **state)
 {
     static const struct { const char *in, *out; } cases[] = {
         { "plain", "plain" },
         { "a,b", "\"a,b\"" },
         { "say \"hi\"", "\"say \"\"hi\"\"\"" },
-        { "two\nlines", "\"two\nlines\"" },
+        { "two\nlines", "two\\nlines" },
+        { "cr\r tab\t esc\x1b del\x7f c1\xc2\x9b nbsp\xc2\xa0", "cr\\r tab\\t esc\\x1b del\\x7f c1\\u009b nbsp\xc2\xa0" },
+        { "back\\slash", "back\\\\slash" },
         { " padded", "\" padded\"" },
         { "caf\xc3\xa9", "caf\xc3\xa9" },
         { "k\xff", "k\xef\xbf\xbd" },
         { "", "" },
+        { "=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"" },
+        { "+1", "'+1" },
+        { "-2+3", "'-2+3" },
+        { "@SUM(A1)", "'@SUM(A1)" },
+        { "'quoted", "''quoted" },
+        { "\tlead", "\\tlead" },
+        { "\rlead", "\\rlead" },
+        { "k=1", "k=1" },
+        { " =x", "\" =x\"" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         writes(report_csv_field, cases[i].in, cases[i].out);
@@ -643,6 +656,74 @@ static void test_label_cut_utf8(void **state)
     free(buf);
 }
 
+/* A program's strings cannot make lines of their own in the text report: control characters
+ * in kernel names (the table and Full names), arguments, the host, device and range names are
+ * escaped, and so is the backslash. In the CSV each kernel is one line, its cells escaped the
+ * same way, a formula-like cell neutralised. */
+static void test_control_characters(void **state)
+{
+    static struct stats zero[2];
+    static const char *const names[] = { "nl\nnote     forged line", "tab\there", "esc\x1b[31mred",
+                                         "=cmd|' /C calc'!A0", "c1\xc2\x9b" "2J" };
+    struct report_kernel k[5];
+    struct report_device d[1] = { { 0, "GPU\nforged", 13000 } };
+    struct report_region g = { .name = "phase\r\nx", .ranges = 1 };
+    const char *argv[] = { "./app", "a\nb" };
+    struct report r = make();
+    char *t, *c, *line;
+    int rows = 0;
+
+    for (int i = 0; i < 5; i++)
+        k[i] = (struct report_kernel){ names[i], REPORT_KERNEL, .calls = 5u - (unsigned)i,
+                                       .per_dev = zero, .name = names[i] };
+    r.kernels = k;
+    r.nkernels = 5;
+    r.devices = d;
+    r.ndevices = 1;
+    r.argv = argv;
+    r.argc = 2;
+    r.host = "h\tost";
+    r.regions = &g;
+    r.nregions = 1;
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "\ncommand  ./app a\\nb\n"));
+    assert_non_null(strstr(t, "\nhost     h\\tost\n"));
+    assert_non_null(strstr(t, "\ngpu 0    GPU\\nforged, driver CUDA 13.0\n"));
+    assert_non_null(strstr(t, "  nl\\nnote     forged line\n"));
+    assert_non_null(strstr(t, "  tab\\there\n"));
+    assert_non_null(strstr(t, "  esc\\x1b[31mred\n"));
+    assert_non_null(strstr(t, "  =cmd|' /C calc'!A0\n"));
+    assert_non_null(strstr(t, "  c1\\u009b2J\n"));
+    assert_non_null(strstr(t, "\nrange    \"phase\\r\\nx\": "));
+    assert_null(strstr(t, "\nnote     forged"));
+    assert_null(strchr(t, '\x1b'));
+    assert_null(strchr(t, '\t'));
+    assert_null(strchr(t, '\r'));
+    assert_null(strstr(t, "\xc2\x9b"));
+    assert_false(report_is_empty(t, strlen(t)));
+    free(t);
+    /* A long name with a newline: its short name and its line under Full names. */
+    k[0].mangled = k[0].name = "long\nline_that_is_much_longer_than_the_kernel_column_of_the_text_report_"
+                               "xxxxxxxxxxxxxxxxxxx";
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "  long\\nline_that_is_much_longer_than_the_kernel...port_xxxxxxxxxxxxxxxxxxx [1]\n"));
+    assert_non_null(strstr(t, "\n[1] long\\nline_that_is_much_longer_than_the_kernel_column_of_the_"
+                              "text_report_xxxxxxxxxxxxxxxxxxx\n"));
+    free(t);
+    k[0].mangled = k[0].name = names[0];
+    c = render_report(&r, 2);
+    assert_null(strchr(c, '\x1b'));
+    for (line = c; (line = strchr(line, '\n')); line++, rows++)
+        assert_true(line > c && line[-1] == '\r');
+    assert_int_equal(rows, 1 + 5); /* the header and one line per kernel */
+    assert_non_null(strstr(c, "\r\nnl\\nnote     forged line,nl\\nnote     forged line,kernel,all,"));
+    assert_non_null(strstr(c, "\r\ntab\\there,tab\\there,kernel,all,"));
+    assert_non_null(strstr(c, "\r\nesc\\x1b[31mred,esc\\x1b[31mred,kernel,all,"));
+    assert_non_null(strstr(c, "\r\n'=cmd|' /C calc'!A0,'=cmd|' /C calc'!A0,kernel,all,"));
+    assert_non_null(strstr(c, "\r\nc1\\u009b2J,c1\\u009b2J,kernel,all,"));
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_ambiguous_short_names_get_refs),
         cmocka_unit_test(test_name_column_many),
         cmocka_unit_test(test_label_cut_utf8),
+        cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_write_error_reported),
         cmocka_unit_test(test_floor_and_timers),
         cmocka_unit_test(test_empty_report),
