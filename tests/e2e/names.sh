@@ -180,4 +180,38 @@ if len(samples) != 55 or bad or seen != sorted(names):
 pyck "control characters: the samples dump has one line of 3 fields per sample (55), names escaped" \
     "$tmp/ctrl.names" "$tmp/ctrl.dump"
 
+# --- a mangled name whose demangling explodes -------------------------------------------------
+# 95 levels of Pair<X, X>, each second X a substitution of the first: 730 bytes that demangle
+# to 2^94 Pairs (libstdc++'s demangler takes minutes and gigabytes before it gives up). The
+# report names it by its mangled name at once; ordinary C++ names beside it demangle as c++filt
+# prints them. A regression would meet lib.sh's time limit (and, outside AddressSanitizer,
+# an address-space limit of 4 GB).
+BOMB=$(awk 'BEGIN { d = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"; s = "_Z1fP4Pair"
+    for (i = 0; i < 94; i++) s = s "IS_"; s = s "IiiE"
+    for (i = 0; i < 94; i++) { id = ""; v = i; do { id = substr(d, v % 36 + 1, 1) id; v = int(v / 36) } while (v > 0); s = s "S" id "_E" }
+    print s }')
+THRUST=_ZN6thrust8cuda_cub4core13_kernel_agentINS0_14__parallel_for16ParallelForAgentINS0_20__uninitialized_fill7functorINS_10device_ptrIiEEiEEmEES9_mEEvT0_T1_
+CUTLASS=_ZN7cutlass6KernelINS_4gemm6kernel13GemmUniversalINS1_9GemmShapeILi128ELi256ELi64EEENS_6half_tIfEENS_6layout8RowMajorELb1EEEEEvNT_6ParamsE
+check "the crafted name is 730 bytes" test "${#BOMB}" -eq 730
+run_plain bomb_b "$A" "$BOMB=125000:8" _Z6squarePfi=250000:7 "$THRUST=375000:6" "$CUTLASS=500000:6"
+(
+    [ "${E2E_SANITIZER:-}" = asan ] || ulimit -v 4000000 2>/dev/null
+    run_ktime bomb_k KTIME_OUTPUT="$tmp/bomb.json" KTIME_ALSO_OUTPUT="$tmp/bomb.txt" \
+        "$A" "$BOMB=125000:8" _Z6squarePfi=250000:7 "$THRUST=375000:6" "$CUTLASS=500000:6"
+)
+check "crafted name: same exit status and stdout as without ktime" same_run bomb_b bomb_k
+check "crafted name: nothing on stderr" empty "$tmp/bomb_k.err"
+check "crafted name: the report names it by its mangled name" \
+    sh -c "[ \"\$('$JCHECK' '$tmp/bomb.json' 'kernels[mangled=$BOMB].name')\" = '$BOMB' ]"
+check "crafted name: its 3 timed samples are in the report" exact "$tmp/bomb.json" "$BOMB" 3 125
+check "crafted name: the text report has its row" grep -q '^  Time%' "$tmp/bomb.txt"
+if command -v c++filt >/dev/null 2>&1; then
+    for k in _Z6squarePfi "$THRUST" "$CUTLASS"; do
+        check "crafted name: beside it, ${k%%I*}... demangles as c++filt prints it" \
+            sh -c "[ \"\$('$JCHECK' '$tmp/bomb.json' 'kernels[mangled=$k].name')\" = \"\$(c++filt '$k')\" ]"
+    done
+else
+    skip "crafted name: ordinary names beside it demangle as c++filt prints them" "no c++filt"
+fi
+
 finish
