@@ -108,8 +108,8 @@ char *sysinfo_demangle(const char *mangled)
     if (!mangled || strncmp(mangled, "_Z", 2) != 0 ||
         strnlen(mangled, SYSINFO_DEMANGLE_MAX_MANGLED + 1) > SYSINFO_DEMANGLE_MAX_MANGLED)
         return NULL;
-    /* Never a name whose demangling could be larger than the cap (a substitution bomb takes
-     * the demangler minutes and gigabytes), nor past the process's budget. */
+    /* Never a name whose demangling could be larger than the cap (a crafted name's
+     * substitutions can double its output at every level), nor past the process's budget. */
     bound = mangled_bound(mangled, SYSINFO_DEMANGLE_MAX_OUT);
     used = atomic_load_explicit(&demangled_total, memory_order_relaxed);
     if (bound > SYSINFO_DEMANGLE_MAX_OUT || used + bound > SYSINFO_DEMANGLE_BUDGET)

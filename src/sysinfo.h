@@ -23,8 +23,8 @@ int sysinfo_parse_nvidia_version(const char *line, char *out, size_t size);
  * Writes "" when it cannot be read or parsed. */
 void sysinfo_nvidia_version(const char *path, char *out, size_t size);
 
-/* Names longer than this are not demangled: libstdc++'s demangler (GCC 9 on) refuses them
- * itself, and older ones put arrays of the name's size on the caller's stack. */
+/* Names longer than this are not demangled: libstdc++'s demangler refuses them itself (its
+ * recursion limit), and older ones put arrays of the name's size on the caller's stack. */
 #define SYSINFO_DEMANGLE_MAX_MANGLED 1024
 /* Nor one whose demangled form may be longer than this (mangled_bound) ... */
 #define SYSINFO_DEMANGLE_MAX_OUT (256u * 1024)

@@ -182,7 +182,7 @@ pyck "control characters: the samples dump has one line of 3 fields per sample (
 
 # --- a mangled name whose demangling explodes -------------------------------------------------
 # 95 levels of Pair<X, X>, each second X a substitution of the first: 730 bytes that demangle
-# to 2^94 Pairs (libstdc++'s demangler takes minutes and gigabytes before it gives up). The
+# to 2^94 Pairs (libstdc++'s demangler would build them all). The
 # report names it by its mangled name at once; ordinary C++ names beside it demangle as c++filt
 # prints them. A regression would meet lib.sh's time limit (and, outside AddressSanitizer,
 # an address-space limit of 4 GB).

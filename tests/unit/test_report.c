@@ -533,8 +533,9 @@ static void test_shapes(void **state)
 /* The name column of many kernels (as a program with templated kernels may have): a row gets a
  * reference exactly when its name was elided or another row shortens to the same text,
  * numbered in row order; the ranges' table names each kernel as the kernels' table does. The
- * rows are told apart by sorting, not by comparing every pair: a whole-table bound of CPU time
- * (generous: the pairwise way took minutes for this many) is part of what is tested. */
+ * rows are told apart by sorting, not by comparing every pair: a generous bound of CPU time,
+ * far above what sorting needs and far below what comparing every pair of 131072 needs, is
+ * part of what is tested. */
 #define MANY 131072
 static void test_name_column_many(void **state)
 {

@@ -246,7 +246,7 @@ static char *pair_bomb(int n)
 
 /* A crafted name: the bound says it is too large (it is: 2^94 Pairs), and sysinfo_demangle
  * gives NULL (the caller shows the mangled name) without calling the demangler, which would
- * take minutes and gigabytes. A small one of the same shape is exact, and its bound holds. */
+ * build the whole output. A small one of the same shape is exact, and its bound holds. */
 static void exploding_names_refused(void **state)
 {
     char *bomb = pair_bomb(94), *small = pair_bomb(2), *d;
