@@ -48,6 +48,46 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
     return strcmp(out, full) != 0;
 }
 
+/* ---- escaping: what a program's strings may not put raw into a report ---- */
+
+static size_t utf8_seq(const unsigned char *p);
+
+size_t report_escape_char(const char *s, char esc[8], size_t *n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t k = utf8_seq(p);
+
+    *n = k ? k : 1;
+    switch (*p) {
+    case '\\': memcpy(esc, "\\\\", 3); return 2;
+    case '\n': memcpy(esc, "\\n", 3); return 2;
+    case '\r': memcpy(esc, "\\r", 3); return 2;
+    case '\t': memcpy(esc, "\\t", 3); return 2;
+    default: break;
+    }
+    if (*p < 0x20 || *p == 0x7f)
+        return (size_t)snprintf(esc, 8, "\\x%02x", *p);
+    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) /* C1 controls: U+0080 to U+009F */
+        return (size_t)snprintf(esc, 8, "\\u%04x", p[1]);
+    return 0;
+}
+
+/* Writes s (NULL: "") as the text report shows a program's string: with report_escape_char's
+ * escapes, every other byte as it is. */
+static void text_put(FILE *f, const char *s)
+{
+    char esc[8];
+
+    for (const char *p = s ? s : ""; *p;) {
+        size_t n, e = report_escape_char(p, esc, &n);
+        if (e)
+            fwrite(esc, 1, e, f);
+        else
+            fwrite(p, 1, n, f);
+        p += n;
+    }
+}
+
 /* ---- shared helpers ---- */
 
 struct row {
@@ -266,29 +306,66 @@ static void report_conditions(FILE *f, const struct report *r, bool json)
 
 #define NAME_WIDTH 72
 
+/* The length of s cut to at most max bytes, between UTF-8 characters: a cut that would fall
+ * inside a well-formed sequence moves back to its start. */
+static size_t utf8_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max + 1), k;
+
+    if (n <= max)
+        return n;
+    /* Back over at most 3 continuation bytes to the byte that starts their sequence. */
+    for (k = max; k > 0 && max - k < 3 && ((unsigned char)s[k] & 0xC0) == 0x80; k--)
+        ;
+    return k < max && ((unsigned char)s[k] & 0xC0) == 0xC0 ? k : max;
+}
+
+static int cmp_shortname(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    int c = strcmp(x->shortname, y->shortname);
+
+    /* Equal texts in row order, so that the result never depends on qsort's order. */
+    return c ? c : (x < y ? -1 : x > y);
+}
+
 /* Fills each row's short name. A row whose full name is needed to tell it apart (its
  * middle was elided, or another row shortens to the same text) gets a reference number,
- * listed under "Full names". Returns how many references were handed out. */
+ * listed under "Full names", in row order. Returns how many references were handed out, or
+ * -1 when out of memory (no references then). Sorts the short names: O(n log n). */
 static int name_column(struct row *rows, size_t n)
 {
     int nref = 0;
-    int *elided = calloc(n ? n : 1, sizeof *elided);
+    bool *mark = calloc(n ? n : 1, sizeof *mark);
+    struct row **by = malloc((n ? n : 1) * sizeof *by);
 
     for (size_t i = 0; i < n; i++) {
+        const char *full = row_name(&rows[i]);
         if (rows[i].k->kind == REPORT_KERNEL)
-            elided[i] = report_short_name(row_name(&rows[i]), rows[i].shortname,
-                                          sizeof rows[i].shortname, NAME_WIDTH) == 2;
+            rows[i].ref = report_short_name(full, rows[i].shortname, sizeof rows[i].shortname,
+                                            NAME_WIDTH) == 2;
         else
-            snprintf(rows[i].shortname, sizeof rows[i].shortname, "%s", row_name(&rows[i]));
+            snprintf(rows[i].shortname, sizeof rows[i].shortname, "%.*s",
+                     (int)utf8_cut(full, sizeof rows[i].shortname - 1), full);
     }
-    for (size_t i = 0; i < n; i++) {
-        bool dup = false;
-        for (size_t j = 0; j < n && !dup; j++)
-            dup = j != i && strcmp(rows[i].shortname, rows[j].shortname) == 0;
-        if ((elided && elided[i]) || dup)
-            rows[i].ref = ++nref;
+    if (!mark || !by) {
+        free(mark);
+        free(by);
+        for (size_t i = 0; i < n; i++)
+            rows[i].ref = 0;
+        return -1;
     }
-    free(elided);
+    /* Rows that shorten to the same text are neighbours once sorted. */
+    for (size_t i = 0; i < n; i++)
+        by[i] = &rows[i];
+    qsort(by, n, sizeof *by, cmp_shortname);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(by[i]->shortname, by[i + 1]->shortname) == 0)
+            mark[by[i] - rows] = mark[by[i + 1] - rows] = true;
+    for (size_t i = 0; i < n; i++)
+        rows[i].ref = rows[i].ref || mark[i] ? ++nref : 0;
+    free(mark);
+    free(by);
     return nref;
 }
 
@@ -306,15 +383,16 @@ static void bias_table(FILE *f, const struct report *r, const struct row *rows)
         if (w->k->kind != REPORT_KERNEL || (w->all.n == 0 && h.n == 0))
             continue;
         if (w->all.n && h.n)
-            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  %s\n", (unsigned long long)w->all.n,
-                    w->all.mean, (unsigned long long)h.n, h.mean, w->all.mean - h.mean,
-                    w->shortname);
+            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  ", (unsigned long long)w->all.n,
+                    w->all.mean, (unsigned long long)h.n, h.mean, w->all.mean - h.mean);
         else if (h.n)
-            fprintf(f, "%9llu %11s %9llu %11.3f %11s  %s\n", (unsigned long long)w->all.n, "-",
-                    (unsigned long long)h.n, h.mean, "-", w->shortname);
+            fprintf(f, "%9llu %11s %9llu %11.3f %11s  ", (unsigned long long)w->all.n, "-",
+                    (unsigned long long)h.n, h.mean, "-");
         else
-            fprintf(f, "%9llu %11.3f %9llu %11s %11s  %s\n", (unsigned long long)w->all.n,
-                    w->all.mean, 0ULL, "-", "-", w->shortname);
+            fprintf(f, "%9llu %11.3f %9llu %11s %11s  ", (unsigned long long)w->all.n,
+                    w->all.mean, 0ULL, "-", "-");
+        text_put(f, w->shortname);
+        fputc('\n', f);
     }
 }
 
@@ -363,7 +441,7 @@ static void region_head(FILE *f, const struct report_region *g)
 {
     if (g->name) {
         fputs("range    \"", f);
-        fputs(g->name, f);
+        text_put(f, g->name);
         fprintf(f, "\": %llu closed, %.3f ms of wall time", (unsigned long long)g->ranges,
                 g->wall_ms);
         if (g->open)
@@ -375,12 +453,46 @@ static void region_head(FILE *f, const struct report_region *g)
             g->total_us / 1000.0);
 }
 
+static int cmp_row_mangled(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    uintptr_t p = (uintptr_t)x->k->mangled, q = (uintptr_t)y->k->mangled;
+
+    if (p != q)
+        return p < q ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The first of the rows (sorted by cmp_row_mangled, n of them) whose kernel's mangled name is
+ * the string at mangled (the same pointer), or NULL. */
+static const struct row *row_of_mangled(const struct row *const *by, size_t n, const char *mangled)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)by[mid]->k->mangled < (uintptr_t)mangled)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by[lo]->k->mangled == mangled ? by[lo] : NULL;
+}
+
 /* The ranges' sections (NVTX, ktime_range_push), after the memory operations. A kernel is named
  * as in the kernels' table (rows, n), with its [n] when the name was cut there. */
 static void regions_text(FILE *f, const struct report *r, const struct row *rows, size_t n)
 {
+    const struct row **by;
+
     if (!r->regions)
         return;
+    /* The kernels' rows by mangled name, to find each range's kernels in O(log n). */
+    by = malloc((n ? n : 1) * sizeof *by);
+    for (size_t i = 0; by && i < n; i++)
+        by[i] = &rows[i];
+    if (by)
+        qsort(by, n, sizeof *by, cmp_row_mangled);
     fprintf(f, "\nranges: each timed launch under the %s range open on its thread when it was made "
                "(KTIME_REGION);\nNVTX: %s\n",
             r->region_mode ? r->region_mode : "innermost", r->nvtx ? r->nvtx : "not injected");
@@ -397,11 +509,8 @@ static void regions_text(FILE *f, const struct report *r, const struct row *rows
                 "Mean us", "Med us", "p99 us", "Min us", "Max us", "Stddev us", "Kernel");
         for (size_t j = 0; j < g->nrows; j++) {
             const struct report_region_row *w = &g->rows[j];
-            const struct row *kr = NULL;
+            const struct row *kr = by ? row_of_mangled(by, n, w->mangled) : NULL;
             char shortname[NAME_WIDTH + 8];
-            for (size_t i = 0; i < n && !kr; i++)
-                if (rows[i].k->mangled == w->mangled)
-                    kr = &rows[i];
             if (kr)
                 snprintf(shortname, sizeof shortname, "%s", kr->shortname);
             else
@@ -411,13 +520,14 @@ static void regions_text(FILE *f, const struct report *r, const struct row *rows
                     g->total_us > 0 ? 100.0 * w->st.sum / g->total_us : 0.0, w->st.sum / 1000.0,
                     (unsigned long long)w->st.n, w->st.mean);
             text_quantiles(f, w->sk, &w->st, "-");
-            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->st.min, w->st.max, stats_stddev(&w->st),
-                    shortname);
+            fprintf(f, "%11.3f %11.3f %11.3f  ", w->st.min, w->st.max, stats_stddev(&w->st));
+            text_put(f, shortname);
             if (kr && kr->ref)
                 fprintf(f, " [%d]", kr->ref);
             fputc('\n', f);
         }
     }
+    free(by);
 }
 
 /* The memory operations' own table, after the kernels'. */
@@ -477,11 +587,14 @@ int report_write_text(FILE *f, struct report *r)
     else
         fprintf(f, "ktime %s: GPU time per kernel, from %s\n", r->version, source_words(r));
     fprintf(f, "command  ");
-    for (int i = 0; i < r->argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
+    for (int i = 0; i < r->argc; i++) {
+        fputs(i ? " " : "", f);
+        text_put(f, r->argv[i]);
+    }
     fprintf(f, "\npid      %ld\n", r->pid);
     if (r->host || r->rank) {
-        fprintf(f, "host     %s", r->host ? r->host : "unknown");
+        fputs("host     ", f);
+        text_put(f, r->host ? r->host : "unknown");
         if (r->rank) {
             fprintf(f, ", rank %s", r->rank);
             if (r->world_size > 0)
@@ -491,10 +604,13 @@ int report_write_text(FILE *f, struct report *r)
         }
         fputc('\n', f);
     }
-    for (int d = 0; d < r->ndevices; d++)
-        fprintf(f, "gpu %-4d %s, driver %s%sCUDA %d.%d\n", r->devices[d].ordinal,
-                r->devices[d].name, r->devices[d].driver, *r->devices[d].driver ? ", " : "",
-                r->devices[d].driver_version / 1000, r->devices[d].driver_version % 1000 / 10);
+    for (int d = 0; d < r->ndevices; d++) {
+        fprintf(f, "gpu %-4d ", r->devices[d].ordinal);
+        text_put(f, r->devices[d].name);
+        fprintf(f, ", driver %s%sCUDA %d.%d\n", r->devices[d].driver,
+                *r->devices[d].driver ? ", " : "", r->devices[d].driver_version / 1000,
+                r->devices[d].driver_version % 1000 / 10);
+    }
     if (r->ndevices == 0)
         fprintf(f, "gpu      none timed\n");
     for (int d = 0; d < r->ndevices; d++) {
@@ -584,13 +700,13 @@ int report_write_text(FILE *f, struct report *r)
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped,
                     (unsigned long long)w->all.n, w->all.mean);
             text_quantiles(f, k->sk, &w->all, "-");
-            fprintf(f, "%11.3f %11.3f %11.3f  %s", w->all.min, w->all.max, stats_stddev(&w->all),
-                    w->shortname);
+            fprintf(f, "%11.3f %11.3f %11.3f  ", w->all.min, w->all.max, stats_stddev(&w->all));
         } else {
-            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  %s", "-", "-",
+            fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  ", "-", "-",
                     (unsigned long long)k->calls, (unsigned long long)k->warmup_skipped, 0ULL,
-                    "-", "-", "-", "-", "-", "-", w->shortname);
+                    "-", "-", "-", "-", "-", "-");
         }
+        text_put(f, w->shortname);
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
         text_notes(f, k, w->all.n, w->all.n && near_floor(r, k, w->all.mean));
@@ -619,8 +735,11 @@ int report_write_text(FILE *f, struct report *r)
     if (nref > 0) {
         fprintf(f, "\nFull names\n");
         for (size_t i = 0; i < r->nkernels; i++)
-            if (rows[i].ref)
-                fprintf(f, "[%d] %s\n", rows[i].ref, row_name(&rows[i]));
+            if (rows[i].ref) {
+                fprintf(f, "[%d] ", rows[i].ref);
+                text_put(f, row_name(&rows[i]));
+                fputc('\n', f);
+            }
     }
 
     if (timer_is(r, "both"))
@@ -1224,29 +1343,36 @@ int report_write_json(FILE *f, struct report *r)
 
 /* ---- CSV ---- */
 
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF, or starts or ends
- * with a space, its quotes doubled; UTF-8 as in the JSON (a byte that begins no well-formed
- * sequence is U+FFFD). */
+/* A CSV text cell: the program's string with report_escape_char's escapes (so a record is one
+ * line, and the value can be had back), a byte that begins no well-formed UTF-8 sequence as
+ * U+FFFD (as the JSON), then a "'" before a cell that a spreadsheet would take for a formula
+ * (OWASP: one that begins with =, +, -, @, tab or CR; a tab or CR is escaped here) or that
+ * begins with "'" itself, so that a reader drops the first "'" of any cell that has one; then
+ * quoted where RFC 4180 needs it (a comma or a quote, or a space at either end), quotes
+ * doubled. docs/report-format.md. */
 void report_csv_field(FILE *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t n = strlen((const char *)p);
     bool quote = n && (p[0] == ' ' || p[n - 1] == ' ');
+    char esc[8];
 
     for (size_t i = 0; i < n && !quote; i++)
-        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+        quote = p[i] == ',' || p[i] == '"';
     if (quote)
         fputc('"', f);
+    if (n && strchr("=+-@'", p[0]))
+        fputc('\'', f);
     while (*p) {
-        size_t k = utf8_seq(p);
-        if (k == 0) {
+        size_t k, e = report_escape_char((const char *)p, esc, &k);
+        if (e)
+            fwrite(esc, 1, e, f);
+        else if (!utf8_seq(p))
             fputs("\xef\xbf\xbd", f); /* U+FFFD */
-            p++;
-            continue;
-        }
-        if (*p == '"')
-            fputc('"', f);
-        fwrite(p, 1, k, f);
+        else if (*p == '"')
+            fputs("\"\"", f);
+        else
+            fwrite(p, 1, k, f);
         p += k;
     }
     if (quote)

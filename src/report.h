@@ -157,8 +157,20 @@ void report_json_string(FILE *f, const char *s);
  * 0, or -1 when writing failed. */
 int report_write_csv(FILE *f, struct report *r);
 
-/* Writes s as one CSV field (quoted where RFC 4180 needs it; UTF-8 as report_json_string). */
+/* Writes a program's string s as one CSV field: escaped as report_escape_char says (a record
+ * is one line), UTF-8 as report_json_string, "'" put before a value that begins with =, +, -,
+ * @ or ' (a spreadsheet formula otherwise: OWASP's CSV injection), quoted where RFC 4180 needs
+ * it. docs/report-format.md gives the rule and how to read the value back. Any thread. */
 void report_csv_field(FILE *f, const char *s);
+
+/* How the text report, the CSV and the samples dump write one character of a program's string
+ * (a kernel name, an argument): a backslash as \\, newline, CR and tab as \n \r \t, any other
+ * C0 control or DEL as \xHH, a C1 control (U+0080 to U+009F) as \u00HH, so that no string
+ * can start a line or a terminal sequence of its own, and the escaped text can be read back.
+ * s points at a character (not at the NUL); *n gets its length in bytes (1 for a byte that
+ * begins no well-formed UTF-8 sequence). Writes the escape into esc and returns its length, or
+ * returns 0 when the character is written as it is. Any thread. */
+size_t report_escape_char(const char *s, char esc[8], size_t *n);
 
 /* Whether buf (n bytes, the start of a file) is an empty report, which a later empty report
  * may replace: nothing at all, a text or JSON report whose note is REPORT_EMPTY_NOTE, or a CSV

@@ -48,11 +48,16 @@ class KtoolError(Exception):
 # ------------------------------------------------------------------ loading and checking
 
 def is_count(v):
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 63
+
+
+# A report's numbers stay far from overflow, so that no sum or ratio of them is infinite.
+NUM_LIMIT = 1e300
 
 
 def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and abs(v) < NUM_LIMIT)
 
 
 def _cut_short(text, pos):
@@ -91,8 +96,10 @@ def load_json(path):
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
+    def no_constant(word):
+        raise ValueError("%s is not a JSON number (RFC 8259)" % word)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=no_constant)
     except json.JSONDecodeError as e:
         what = "truncated" if _cut_short(text, e.pos) else "not valid JSON"
         raise KtoolError("%s: %s (line %d, column %d: %s)" % (path, what, e.lineno, e.colno, e.msg))
@@ -115,6 +122,138 @@ def check_block(path, where, b, counts=("timed",)):
             _need(is_count(v), path, "%s.%s" % (where, k), "is %r, not a count" % (v,))
         elif k.endswith("_us") or k.endswith("_us2") or k.endswith("_ms") or k == "percent":
             _need(v is None or is_num(v), path, "%s.%s" % (where, k), "is %r, not a number" % (v,))
+
+
+# ------------------------------------------------------------------ the report's shape
+#
+# What each field a report may have must hold, for the fields this tool reads (a field it does
+# not know is let be). A spec is a kind ("count", "int", "num", "str", "bool", "any"), or a
+# dict of field specs (an object), or ("list", spec); "?" after a kind allows null, "!" before
+# a field's name makes it required.
+
+STATS = {"total_ms": "num+?", "percent": "num+?", "mean_us": "num+?", "min_us": "num+?",
+         "max_us": "num+?", "stddev_us": "num+?", "sum_us": "num+?", "m2_us2": "num+?",
+         "p50_us": "num+?", "p90_us": "num+?", "p99_us": "num+?", "histogram": "histogram?",
+         "outside_range": "count"}
+COUNTS = {k: "count" for k in COUNT_FIELDS}
+SHAPE = dict(STATS, **{"!grid": ("list", "count"), "!block": ("list", "count"),
+                       "!shared_bytes": "count", "!timed": "count"})
+OTHER_SHAPES = dict(STATS, **{"!shapes": "count", "untracked": "bool", "!timed": "count"})
+RANK_ENTRY = {"input": "count", "rank": "int?", "host": "str?", "pid": "int?", "calls": "count",
+              "timed": "count", "total_ms": "num?", "mean_us": "num?"}
+SPREAD_END = {"input": "count", "rank": "int?", "!label": "str", "!total_ms": "num+"}
+KERNEL = dict(STATS, **{k: v for k, v in COUNTS.items() if k not in ("calls", "timed")}, **{
+    "!name": "str", "name_bytes": "str", "!mangled": "str", "kind": "str",
+    "devices": ("list", "count"), "!calls": "count", "!timed": "count", "!total_ms": "num+",
+    "!percent": "num+",
+    "total_estimated": "bool", "few_samples": "bool", "near_floor": "bool",
+    "per_device": ("list", dict(STATS, **{"!device": "count", "!timed": "count"})),
+    "hw": dict(STATS, **{"!timed": "count", "bias_us": "num?"}),
+    "shapes": ("list", SHAPE), "other_shapes": dict(OTHER_SHAPES, nullable=True),
+    "ranks": ("list", RANK_ENTRY),
+    "rank_spread": {"ranks": "count", "!slowest": SPREAD_END, "!fastest": SPREAD_END,
+                    "ratio": "num?", "nullable": True}})
+MEMOP = dict(STATS, **{"!kind": "str", "!calls": "count", "!timed": "count", "!bytes": "count",
+                       "!timed_bytes": "count", "gb_per_s": "num?"},
+             **{k: "count" for k in ("warmup_skipped", "captured", "dropped", "failed",
+                                     "incomplete", "outside_range", "unsampled", "ungated")})
+REGION_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
+REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
+           "!ranges": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
+                                "wall_ms": "num", "timed": "count", "total_ms": "num",
+                                "kernels": ("list", REGION_KERNEL)}),
+           "nullable": True}
+DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
+          "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
+          "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
+REPORT = {
+    "ktime_version": "str", "ktime_build": "str?", "command": ("list", "str"),
+    "command_bytes": ("list", "str"), "host": "str?", "host_bytes": "str", "rank": "int?",
+    "local_rank": "int?", "world_size": "int?", "start_time": "str?", "end_time": "str?",
+    "pid": "int?", "!timing_method": "str", "launch_gate": "bool", "launch_gate_mode": "str?",
+    "launch_gate_requested": "str?", "launch_gate_unavailable_contexts": "count",
+    "contexts": "count", "!warmup": "count", "group": "str?",
+    "timer": {"requested": "str?", "used": "str?", "note": "str?", "cupti_library": "str?",
+              "cupti_records_dropped": "count", "cupti_buffers_refused": "count", "nullable": True},
+    "range": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
+              "open_at_exit": "bool", "nullable": True},
+    "flush_l2": {"bytes": "count", "flushes": "count", "refused": "count", "contexts": "count",
+                 "contexts_without_buffer": "count", "nullable": True},
+    "conditions": {"text": ("list", "str"), "nullable": True},
+    "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
+    "memops": ("list?", MEMOP), "regions": REGIONS, "note": "str?",
+    "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
+    "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
+                                           "captured", "dropped", "failed_launches",
+                                           "incomplete_at_exit", "in_graph", "timed_by_nodes",
+                                           "cupti_timed", "unsampled", "outside_range",
+                                           "sample")},
+                    **{"!timed_total_ms": "num+", "dropped_reasons": "counts"}),
+}
+
+
+def _kind_ok(kind, v):
+    if kind == "count":
+        return is_count(v)
+    if kind == "int":
+        return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2 ** 63
+    if kind == "num":
+        return is_num(v)
+    if kind == "num+":
+        return is_num(v) and v >= 0
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "counts":
+        return isinstance(v, dict) and all(is_count(c) for c in v.values())
+    if kind == "histogram":
+        return (isinstance(v, dict) and is_num(v.get("gamma")) and v["gamma"] > 1
+                and is_num(v.get("first_edge_us")) and v["first_edge_us"] > 0
+                and isinstance(v.get("buckets"), list)
+                and all(isinstance(b, list) and len(b) == 3 and is_count(b[0]) and is_num(b[1])
+                        and is_count(b[2]) for b in v["buckets"]))
+    return True  # "any"
+
+
+_WORDS = {"count": "a count", "int": "an integer", "num": "a finite number",
+          "num+": "a finite number, not negative", "str": "a string",
+          "bool": "true or false", "counts": "an object of counts",
+          "histogram": "a histogram (gamma, first_edge_us, buckets of [index, edge, count])"}
+
+
+def check_shape(path, where, v, spec):
+    """Raises KtoolError naming the first field of v (at where) that spec does not allow."""
+    if isinstance(spec, str):
+        kind, nullable = spec.rstrip("?"), spec.endswith("?")
+        if (v is None and nullable) or _kind_ok(kind, v):
+            return
+        raise KtoolError("%s: not a ktime report: %s is %s, not %s"
+                         % (path, where, _short(v), _WORDS.get(kind, kind)))
+    if isinstance(spec, tuple):
+        if v is None and spec[0].endswith("?"):
+            return
+        _need(isinstance(v, list), path, where, "is %s, not a list" % _short(v))
+        for i, e in enumerate(v):
+            check_shape(path, "%s[%d]" % (where, i), e, spec[1])
+        return
+    if v is None and spec.get("nullable"):
+        return
+    _need(isinstance(v, dict), path, where, "is %s, not an object" % _short(v))
+    for key, sub in spec.items():
+        if key == "nullable":
+            continue
+        name = key.lstrip("!")
+        at = "%s.%s" % (where, name) if where else name
+        if name not in v:
+            _need(not key.startswith("!"), path, where or "the top level", "has no '%s'" % name)
+            continue
+        check_shape(path, at, v[name], sub)
+
+
+def _short(v):
+    t = repr(v)
+    return t if len(t) <= 40 else t[:37] + "..."
 
 
 def check_report(path, r, allow_merged=True):
@@ -184,6 +323,27 @@ def check_report(path, r, allow_merged=True):
         if k != "dropped_reasons" and k != "timed_total_ms" and k != "sample":
             _need(is_count(v), path, "totals." + k, "is %r, not a count" % (v,))
     _need(is_num(r["totals"].get("timed_total_ms")), path, "totals.timed_total_ms", "is not a number")
+    check_shape(path, "", r, REPORT)
+    # A block with samples has their statistics (the quantiles and histogram may be null).
+    blocks = []
+    for i, k in enumerate(r["kernels"]):
+        w = "kernels[%d]" % i
+        blocks += [("%s.per_device[%d]" % (w, j), d, ()) for j, d in enumerate(k.get("per_device") or [])]
+        blocks += [("%s.shapes[%d]" % (w, j), d, ()) for j, d in enumerate(k.get("shapes") or [])]
+        if k.get("other_shapes"):
+            blocks.append((w + ".other_shapes", k["other_shapes"], ()))
+        if k.get("hw"):
+            blocks.append((w + ".hw", k["hw"], ("mean_us",)))
+    for i, g in enumerate((rg or {}).get("ranges") or []):
+        blocks += [("regions.ranges[%d].kernels[%d]" % (i, j), k, ())
+                   for j, k in enumerate(g.get("kernels") or [])]
+    for where, b, more in blocks:
+        if not b["timed"]:
+            continue
+        for f in ("sum_us", "m2_us2", "min_us", "max_us") + more:
+            _need(is_num(b.get(f)), path, "%s.%s" % (where, f), "is not a number")
+        for f in ("mean_us", "stddev_us", "percent", "total_ms"):
+            _need(f not in b or is_num(b[f]), path, "%s.%s" % (where, f), "is not a number")
     if "merged_from" in r and not allow_merged:
         raise KtoolError("%s: is a merged report; merge the reports it was made from instead" % path)
     return r
@@ -210,6 +370,21 @@ def raw(obj, key):
 
 def b(s):
     return s.encode("utf-8", "surrogateescape")
+
+
+# report.c report_escape_char: how the text, the CSV and the samples dump write a program's
+# string: the backslash, C0 and C1 controls and DEL escaped; bytes that are not UTF-8 (held
+# as surrogates) left as they are.
+_ESCAPES = {0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+for _c in list(range(0x20)) + [0x7F]:
+    _ESCAPES.setdefault(_c, "\\x%02x" % _c)
+for _c in range(0x80, 0xA0):
+    _ESCAPES[_c] = "\\u%04x" % _c
+
+
+def esc(s):
+    """s as the text report shows a program's string (report.c text_put)."""
+    return s.translate(_ESCAPES)
 
 
 def short_name(full, width=NAME_WIDTH):
@@ -245,6 +420,16 @@ def short_name(full, width=NAME_WIDTH):
     return out.decode("utf-8", "surrogateescape"), int(out != fb)
 
 
+def utf8_cut(s, limit):
+    """s (bytes) cut to at most limit bytes between UTF-8 characters (report.c utf8_cut)."""
+    if len(s) <= limit:
+        return s
+    k = limit
+    while k > 0 and limit - k < 3 and (s[k] & 0xC0) == 0x80:
+        k -= 1
+    return s[:k] if k < limit and (s[k] & 0xC0) == 0xC0 else s[:limit]
+
+
 def name_column(kernels):
     """(short names, reference numbers or 0), as report.c's name_column()."""
     shorts, elided = [], []
@@ -255,7 +440,7 @@ def name_column(kernels):
             shorts.append(s)
             elided.append(how == 2)
         else:
-            shorts.append(b(full)[:SHORTNAME_MAX].decode("utf-8", "surrogateescape"))
+            shorts.append(utf8_cut(b(full), SHORTNAME_MAX).decode("utf-8", "surrogateescape"))
             elided.append(False)
     refs, nref = [], 0
     count = {}
@@ -284,7 +469,12 @@ def stddev_of(blk):
 
 
 def dev_mean(d):
-    return d["mean_us"] if "mean_us" in d else d["sum_us"] / d["timed"]
+    return d["mean_us"] if is_num(d.get("mean_us")) else d["sum_us"] / d["timed"] if d["timed"] else 0.0
+
+
+def total_ms_of(b):
+    """A block's total_ms, or its samples' sum where it has none."""
+    return b["total_ms"] if is_num(b.get("total_ms")) else (b.get("sum_us") or 0.0) / 1000.0
 
 
 def dev_percent(r, d):
@@ -319,7 +509,7 @@ def header_text(r, out):
     cmd = r.get("command", [])
     if isinstance(r.get("command_bytes"), list):
         cmd = [bytes.fromhex(h).decode("utf-8", "surrogateescape") for h in r["command_bytes"]]
-    out.append("command  " + " ".join(cmd) + "\n")
+    out.append("command  " + " ".join(esc(c) for c in cmd) + "\n")
     merged = r.get("merged_from")
     if isinstance(merged, list):
         hosts = sorted({str(e.get("host")) for e in merged})
@@ -331,7 +521,7 @@ def header_text(r, out):
         host = raw(r, "host") if r.get("host") is not None else None
         rank = r.get("rank")
         if host is not None or rank is not None:
-            line = "host     %s" % (host if host is not None else "unknown")
+            line = "host     %s" % esc(host if host is not None else "unknown")
             if rank is not None:
                 line += ", rank %s" % rank
                 if (r.get("world_size") or 0) > 0:
@@ -343,7 +533,7 @@ def header_text(r, out):
     for d in devs:
         dv = d.get("driver_version", 0) or 0
         drv = d.get("driver", "") or ""
-        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], raw(d, "name"), drv,
+        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], esc(raw(d, "name")), drv,
                                                       ", " if drv else "", dv // 1000, dv % 1000 // 10)
         if "host_ordinal" in d:
             line += " (gpu %s of %s)" % (d["host_ordinal"], d.get("host"))
@@ -445,10 +635,11 @@ def row_text(r, k, short, ref):
         line = "%7.2f %12.3f %9d %7d %9d %11.3f " % (k["percent"], k["total_ms"], k["calls"],
                                                    k.get("warmup_skipped", 0), n, k["mean_us"])
         line += q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
-        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), short)
+        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), esc(short))
     else:
         line = "%7s %12s %9d %7d %9d %11s %11s %11s %11s %11s %11s  %s" % (
-            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-", short)
+            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-",
+            esc(short))
     if ref:
         line += " [%d]" % ref
     few = 0 < n < FEW_SAMPLES
@@ -487,8 +678,8 @@ def row_text(r, k, short, ref):
 
 def shape_line(sh):
     """A launch shape's line under its kernel (report.c text_shape_line), up to its label."""
-    return ("%7.2f %12.3f %9s %7s %9d %11.3f " % (sh.get("percent", 0.0), sh["total_ms"], "", "",
-                                                  sh["timed"], sh["mean_us"])
+    return ("%7.2f %12.3f %9s %7s %9d %11.3f " % (sh.get("percent", 0.0), total_ms_of(sh), "", "",
+                                                  sh["timed"], dev_mean(sh))
             + q_text(sh.get("p50_us"), "") + q_text(sh.get("p99_us"), "")
             + "%11.3f %11.3f %11.3f    " % (sh["min_us"], sh["max_us"], stddev_of(sh)))
 
@@ -571,7 +762,8 @@ def regions_text(r, out, named=None):
                    % (rg.get("unmatched_pops", 0), rg.get("too_deep", 0)))
     for g in rg.get("ranges") or []:
         if g.get("name") is not None:
-            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (g["name"], g.get("closed", 0),
+            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (esc(g["name"]),
+                                                                     g.get("closed", 0),
                                                                      g.get("wall_ms", 0.0))
             if g.get("open_at_exit"):
                 line += ", %d open at exit" % g["open_at_exit"]
@@ -588,11 +780,11 @@ def regions_text(r, out, named=None):
         for k in ks:
             short, ref = named.get((k.get("kind", "kernel"), k["mangled"]),
                                    (short_name(raw(k, "name"))[0], 0))
-            out.append("%7.2f %12.3f %9d %11.3f " % (k.get("percent", 0.0), k["total_ms"], k["timed"],
-                                                     k["mean_us"])
+            out.append("%7.2f %12.3f %9d %11.3f " % (k.get("percent", 0.0), total_ms_of(k),
+                                                     k["timed"], dev_mean(k))
                        + q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
                        + "%11.3f %11.3f %11.3f  %s%s\n" % (k["min_us"], k["max_us"], stddev_of(k),
-                                                         short, " [%d]" % ref if ref else ""))
+                                                         esc(short), " [%d]" % ref if ref else ""))
 
 
 def group_by(items, key):
@@ -684,7 +876,7 @@ def render_text(r, rows=None, shown=None):
         out.append("\nFull names\n")
         for k, ref in zip(rows, refs):
             if ref:
-                out.append("[%d] %s\n" % (ref, raw(k, "name")))
+                out.append("[%d] %s\n" % (ref, esc(raw(k, "name"))))
     timer = timer_used(r)
     if "merged_from" in r:
         spread_text(rows, shorts, out)
@@ -700,11 +892,11 @@ def render_text(r, rows=None, shown=None):
                 continue
             if n and hn:
                 out.append("%9d %11.3f %9d %11.3f %+11.3f  %s\n" % (n, k["mean_us"], hn, h["mean_us"],
-                                                                    k["mean_us"] - h["mean_us"], s))
+                                                                    k["mean_us"] - h["mean_us"], esc(s)))
             elif hn:
-                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", s))
+                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", esc(s)))
             else:
-                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", s))
+                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", esc(s)))
     memops_text(r, out)
     regions_text(r, out, {(k.get("kind", "kernel"), k["mangled"]): (s, ref)
                           for k, s, ref in zip(rows, shorts, refs)})
@@ -763,14 +955,19 @@ def spread_text(rows, shorts, out):
         out.append("%6s %12.3f %6s %12.3f %6s %8s  %s\n" % (
             sp.get("ranks"), sp["slowest"]["total_ms"], sp["slowest"]["label"],
             sp["fastest"]["total_ms"], sp["fastest"]["label"],
-            "%.3f" % ratio if ratio is not None else "-", s))
+            "%.3f" % ratio if ratio is not None else "-", esc(s)))
 
 
 # ------------------------------------------------------------------ rendering: CSV
 
 def csv_field(s):
+    """A program's string as one CSV cell (report.c report_csv_field): escaped, a formula
+    neutralised with a leading "'", quoted where RFC 4180 needs it."""
     q = bool(s) and (s[0] == " " or s[-1] == " ")
-    q = q or any(c in s for c in ',"\r\n')
+    q = q or any(c in s for c in ',"')
+    s = esc(s)
+    if s[:1] in ("=", "+", "-", "@", "'"):
+        s = "'" + s
     s = s.replace('"', '""')
     return '"%s"' % s if q else s
 
@@ -818,14 +1015,14 @@ def render_csv(r, rows=None):
                                        dev_percent(r, d), dev_mean(d)) + ",,,,\r\n")
         if r.get("group") == "shape":
             for sh in k.get("shapes") or []:
-                out.append(csv_sub_row(k, kind, "all", sh, sh["total_ms"], sh.get("percent", 0.0),
-                                       sh["mean_us"]) + ",,%s,%s,%d\r\n" % (
+                out.append(csv_sub_row(k, kind, "all", sh, total_ms_of(sh), sh.get("percent", 0.0),
+                                       dev_mean(sh)) + ",,%s,%s,%d\r\n" % (
                     "x".join(map(str, sh["grid"])), "x".join(map(str, sh["block"])),
                     sh["shared_bytes"]))
             o = k.get("other_shapes")
             if isinstance(o, dict) and o.get("timed"):
-                out.append(csv_sub_row(k, kind, "all", o, o["total_ms"], o.get("percent", 0.0),
-                                       o["mean_us"]) + ",,other,other,\r\n")
+                out.append(csv_sub_row(k, kind, "all", o, total_ms_of(o), o.get("percent", 0.0),
+                                       dev_mean(o)) + ",,other,other,\r\n")
     return "".join(out)
 
 
@@ -1096,7 +1293,7 @@ def merge_reports(inputs, verb="merge"):
                 out[f] = sum(k.get(f, 0) or 0 for k in ks)
         st = merge_stats(ks, p0)
         if any(k.get("total_estimated") for k in ks):
-            total_us = sum(k["total_ms"] * 1000.0 for k in ks)
+            total_us = sum(total_ms_of(k) * 1000.0 for k in ks)
         else:
             total_us = st["sum_us"]
         out["_total_us"] = total_us
@@ -1512,7 +1709,11 @@ def write_out(data, path=None):
 
 
 def dump_json(obj):
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    """obj as JSON text; never NaN or Infinity, which are not JSON (RFC 8259)."""
+    try:
+        return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        raise KtoolError("a result is not a finite number (NaN or infinite): not written")
 
 
 def cmd_report(a):
@@ -1709,6 +1910,27 @@ def selftest():
           and s.encode("utf-8").decode("utf-8") == s)
     check("csv: a field with a comma or quote is quoted, quotes doubled",
           csv_field('a"b,c') == '"a""b,c"' and csv_field("plain") == "plain" and csv_field(" x") == '" x"')
+    check("csv: control characters escaped, a formula-like cell neutralised with a leading quote",
+          csv_field("=1+2") == "'=1+2" and csv_field("a\nb\tc\\") == "a\\nb\\tc\\\\"
+          and csv_field("'q") == "''q" and csv_field("-x,y") == "\"'-x,y\"")
+    check("text: control characters and the backslash escaped, C1 as \\u00HH",
+          esc("a\n\x1b\x7f\x9b\\") == "a\\n\\x1b\\x7f\\u009b\\\\")
+    try:
+        dump_json({"x": float("nan")})
+        refused = False
+    except KtoolError:
+        refused = True
+    check("json: NaN is never written (an error instead)", refused)
+    try:
+        check_report("selftest", json.loads('{"schema_version": 2, "kernels": [], "totals": '
+                                            '{"timed_total_ms": 0}, "devices": [], "warmup": 5, '
+                                            '"timing_method": "cuda-events", "memops": [{"kind": '
+                                            '"HtoD", "calls": 1, "bytes": 1, "timed_bytes": 0}]}'))
+        said = ""
+    except KtoolError as e:
+        said = str(e)
+    check("validation: a memory operation without 'timed' is named, not a KeyError",
+          said == "selftest: not a ktime report: memops[0] has no 'timed'")
     print("1..%d" % len(results))
     return 0 if all(results) else 1
 

@@ -29,7 +29,7 @@ tests_fuzz_fuzz_outpath_SOURCES = tests/fuzz/fuzz_outpath.c $(FUZZ_SUPPORT) src/
 tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/sysinfo.c \
+tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/sysinfo.c src/mangled.c \
 	src/report.c src/stats.c src/sketch.c src/shape.c src/conditions.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
@@ -39,7 +39,7 @@ tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c $(FUZZ_SUPPORT) src/report
 tests_fuzz_fuzz_json_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_json_LDADD = $(FUZZ_ALL_LDADD)
 
-tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/sysinfo.c
+tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/sysinfo.c src/mangled.c
 tests_fuzz_fuzz_nvversion_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_nvversion_LDADD = $(FUZZ_ALL_LDADD)
 endif
