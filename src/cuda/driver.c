@@ -132,19 +132,19 @@ const struct event_ops driver_event_ops = {
     .thread_start = ev_thread_start,
 };
 
-bool driver_kernel_name(void *handle, char *buf, size_t size)
+const char *driver_kernel_name(void *handle)
 {
     const char *name = NULL;
 
     /* cuFuncGetName first: on CUDA 13 it also names CUkernel handles (the runtime's), while
      * cuKernelGetName on a CUfunction fails, which compute-sanitizer reports as an API error
      * (H200, driver 580.159.04: 2 errors on app_paths that way round, 0 this way). */
-    if (!(drv.FuncGetName && drv.FuncGetName(&name, (CUfunction)handle) == CUDA_SUCCESS && name) &&
-        !(drv.KernelGetName && drv.KernelGetName(&name, (CUkernel)handle) == CUDA_SUCCESS &&
-          name))
-        return false;
-    snprintf(buf, size, "%s", name);
-    return true;
+    if (drv.FuncGetName && drv.FuncGetName(&name, (CUfunction)handle) == CUDA_SUCCESS && name)
+        return name;
+    name = NULL;
+    if (drv.KernelGetName && drv.KernelGetName(&name, (CUkernel)handle) == CUDA_SUCCESS && name)
+        return name;
+    return NULL;
 }
 
 /* ---- readiness: ktime's own pointers, resolved on first use ---- */

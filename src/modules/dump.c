@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "names.h"
 #include "outpath.h"
 #include "output.h"
 #include "state.h"
@@ -43,11 +44,15 @@ static void dump_flush(void)
 
 static void dump_append(const char *s, size_t n)
 {
-    if (n > sizeof dump_buf - dump_len)
-        dump_flush();
-    if (n <= sizeof dump_buf - dump_len) {
-        memcpy(dump_buf + dump_len, s, n);
-        dump_len += n;
+    while (n) { /* in pieces: a kernel's name may be longer than the buffer */
+        size_t k;
+        if (dump_len == sizeof dump_buf)
+            dump_flush();
+        k = n < sizeof dump_buf - dump_len ? n : sizeof dump_buf - dump_len;
+        memcpy(dump_buf + dump_len, s, k);
+        dump_len += k;
+        s += k;
+        n -= k;
     }
 }
 
@@ -81,14 +86,25 @@ static bool dump_open(void)
     return true;
 }
 
+/* A sample's line: its kernel's name with the report's escapes (a tab or newline in a name
+ * cannot break the line into fields or lines), its device, its microseconds. */
 static void dump_line(const char *name, int device, double us)
 {
-    char line[64];
+    char line[64], esc[8];
 
     if (!dump_open())
         return;
-    name = name ? name : "<unnamed>";
-    dump_append(name, strlen(name));
+    const char *p = name ? name : "<unnamed>", *run = p;
+    while (*p) {
+        size_t n, e = report_escape_char(p, esc, &n);
+        if (e) {
+            dump_append(run, (size_t)(p - run));
+            dump_append(esc, e);
+            run = p + n;
+        }
+        p += n;
+    }
+    dump_append(run, (size_t)(p - run));
     int n = snprintf(line, sizeof line, "\t%d\t%.4f\n", device, us);
     dump_append(line, (size_t)n);
 }

@@ -167,7 +167,8 @@ static bool nv_open(void)
     return true;
 }
 
-/* /proc/PID/comm into name ("" when it cannot be read: gone, or another pid namespace). */
+/* /proc/PID/comm into name, whole ("" when it cannot be read: gone, or another pid
+ * namespace). */
 static void proc_name(long pid, char *name, size_t size)
 {
     char path[64];
@@ -186,7 +187,10 @@ static void proc_name(long pid, char *name, size_t size)
         return;
     }
     name[n] = '\0';
-    name[strcspn(name, "\n")] = '\0';
+    /* The kernel ends it with a newline; the name itself is any bytes the process set
+     * (PR_SET_NAME), a newline among them, kept whole (the report escapes them). */
+    if (name[n - 1] == '\n')
+        name[n - 1] = '\0';
 }
 
 /* Sets the MPS verdict (the first evidence found wins). */

@@ -108,17 +108,21 @@ static inline void drop(struct ktab_entry *k, int reason)
 
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
 {
-    char name[4096];
+    char label[64];
+    const char *name = label;
 
     launch_busy = 1;
     atomic_store_explicit(&k->kind, (uint16_t)kind, memory_order_relaxed);
+    /* A kernel's name is kept whole, whatever its length: rows are keyed by it. */
     if (kind == KTAB_GRAPH)
-        snprintf(name, sizeof name, "graph exec %p", handle);
+        snprintf(label, sizeof label, "graph exec %p", handle);
     else if (kind == KTAB_MEMOP)
-        snprintf(name, sizeof name, "[memory %s]",
+        snprintf(label, sizeof label, "[memory %s]",
                  memop_label(memop_kind_of_key((uintptr_t)handle)));
-    else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
-        snprintf(name, sizeof name, "<kernel %p>", handle);
+    else if (!ktime_driver_ready() || !(name = driver_kernel_name(handle))) {
+        name = label;
+        snprintf(label, sizeof label, "<kernel %p>", handle);
+    }
     ktab_set_name(k, name);
     /* CUPTI first, before the first kernel runs; then the exit handlers (and, with events,
      * the NVML sampler: nvml.c says why not beside CUPTI). */
