@@ -9,10 +9,11 @@
 #   tools/try.sh -w 0 -f csv      any option of the ktime launcher (ktime --help)
 # The program launches three kernels (saxpy 200 times, 12 to 13 us each; scale 50 times, 28 us;
 # gemm 12 times, 250 us) on "Fake GPU 0". Build folder: build/ (or the source tree itself when
-# ./configure was run there; KTIME_TRY_BUILD=DIR for another). Nothing is installed.
+# ./configure was run there; KTIME_TRY_BUILD=DIR for another); the program is run as
+# BUILD/try/app (KTIME_TRY_DIR=DIR: DIR/app). Nothing is installed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
-case ${1:-} in -h | --help) sed -n '2,14p' "$0"; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,15p' "$0"; exit 0 ;; esac
 
 if [ -n "${KTIME_TRY_BUILD:-}" ]; then
     bld=$KTIME_TRY_BUILD
@@ -51,8 +52,9 @@ SAXPY='_Z5saxpyIfEviT_PKS0_PS0_=12000,12500,13000:200'
 SCALE='_Z5scalePfif=28000:50'
 GEMM='_ZN4gemm6kernelILi128ELi64EEEvPKfS2_Pfiii=250000:12'
 echo "try: ktime $* ./app (three kernels on the fake GPU; no GPU is used)" >&2
-mkdir -p "$bld/try" && ln -sf "$bld/tests/e2e/app_driver" "$bld/try/app" || exit 1
+run=${KTIME_TRY_DIR:-$bld/try}
+mkdir -p "$run" && ln -sf "$bld/tests/e2e/app_driver" "$run/app" || exit 1
 # The program's own output goes to stdout, the report (by default) to stderr.
 LD_LIBRARY_PATH="$bld/tests/fake:$bld/tests/e2e${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     KTIME_NVML_LIB="${KTIME_NVML_LIB:-$bld/tests/fake/nvml/libnvidia-ml.so.1}" \
-    "$bld/tools/ktime" "$@" "$bld/try/app" "$SAXPY" "$SCALE" "$GEMM"
+    "$bld/tools/ktime" "$@" "$run/app" "$SAXPY" "$SCALE" "$GEMM"

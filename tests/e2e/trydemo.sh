@@ -20,7 +20,7 @@ run_try() { # NAME ARGS...
     _n=$1
     shift
     # shellcheck disable=SC2086
-    (cd "$tmp" && $TIMEOUT env KTIME_TRY_BUILD="$BUILD_DIR" KTIME_TRY_NO_BUILD=1 $KENV sh "$TRY" "$@" \
+    (cd "$tmp" && $TIMEOUT env KTIME_TRY_BUILD="$BUILD_DIR" KTIME_TRY_NO_BUILD=1 KTIME_TRY_DIR="$tmp/try" $KENV sh "$TRY" "$@" \
         >"$tmp/$_n.out" 2>"$tmp/$_n.err")
     echo $? >"$tmp/$_n.rc"
 }
