@@ -198,6 +198,7 @@ E2E_TESTS = \
 	tests/e2e/ktool.sh \
 	tests/e2e/messages.sh \
 	tests/e2e/trydemo.sh \
+	tests/e2e/docs.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
 # Run by tools/test.sh (make check TESTS=tests/e2e/pip.sh), not by every make check: it builds
