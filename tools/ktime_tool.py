@@ -8,7 +8,10 @@
     ktime_tool.py --selftest
 
 `ktime report|merge|diff|plot ARGS` runs this file. Python 3 standard library only;
-matplotlib is imported by `plot` alone. docs/tools.md describes each tool, the merged
+matplotlib is imported by `plot` alone. `report` prints through ktime-render, the library's
+own text, CSV and JSON writers (so that a report's text is the library's, byte for byte), and
+diff's table and plot's labels take kernel names shortened by it; merge, diff and plot compute
+here. docs/tools.md describes each tool, the merged
 report's fields, the test `diff` uses and the exit statuses: 0 done (diff: no significant
 regression), 1 diff found at least one, 2 a usage or input error (one line on stderr, never a
 traceback).
@@ -18,18 +21,13 @@ import argparse
 import json
 import math
 import os
-import re
+import signal
+import subprocess
 import sys
 
 SCHEMAS = (1, 2)
-FEW_SAMPLES = 10          # report.c: a kernel with fewer timed samples is flagged
-NAME_WIDTH = 72           # report.c: the text table's Kernel column
-SHORTNAME_MAX = 79        # report.c: struct row's shortname[80]
+FEW_SAMPLES = 10          # model.h: a kernel with fewer timed samples is flagged
 NEAR_FLOOR_FACTOR = 3.0
-SHAPE_SHOW = 8            # shape.h: launch shapes shown per kernel
-DROP_NAMES = ("pool_exhausted", "event_error", "no_context", "table_full", "shutdown",
-              "gate_timeout", "gate_late")
-
 # Per-kernel (and per-shape) counts: a merge adds them.
 COUNT_FIELDS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
                 "timed", "ungated", "unsampled", "timed_by_nodes", "in_graph", "cupti_timed")
@@ -38,11 +36,15 @@ DERIVED_FIELDS = ("total_ms", "total_estimated", "percent", "mean_us", "min_us",
                   "stddev_us", "p50_us", "p90_us", "p99_us", "few_samples", "histogram",
                   "sum_us", "m2_us2", "near_floor", "per_device", "hw", "devices", "ranks",
                   "rank_spread")
-IDENTITY_FIELDS = ("name", "name_bytes", "mangled", "kind")
+IDENTITY_FIELDS = ("name", "name_bytes", "mangled", "mangled_bytes", "kind")
 
 
 class KtoolError(Exception):
     """An input or usage error: one line on stderr, exit status 2."""
+
+
+class RenderFailed(Exception):
+    """ktime-render said why on stderr already: exit with this status."""
 
 
 # ------------------------------------------------------------------ loading and checking
@@ -353,7 +355,65 @@ def load_report(path, allow_merged=True):
     return check_report(path, load_json(path), allow_merged)
 
 
-# ------------------------------------------------------------------ names (bytes, as report.c)
+# ------------------------------------------------------------------ names, and the library's writers
+
+# `ktime report` prints a report with the library's own writers: ktime-render (make installs it
+# in $(pkglibexecdir), ../../libexec/ktime from this file's folder in the default layout), found
+# through $KTIME_RENDER, which the ktime launcher sets.
+RENDER_BESIDE = os.path.join("..", "..", "libexec", "ktime", "ktime-render")
+
+
+def find_render(verb):
+    env = os.environ.get("KTIME_RENDER")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        raise KtoolError("ktime %s: KTIME_RENDER=%s is not an executable file" % (verb, env))
+    here = os.path.dirname(os.path.realpath(__file__))
+    path = os.path.normpath(os.path.join(here, RENDER_BESIDE))
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    raise KtoolError("ktime %s: ktime-render not found (no %s; run this through the ktime launcher, "
+                     "or set KTIME_RENDER)" % (verb, path))
+
+
+def run_render(verb, args, data=None):
+    """Runs ktime-render ARGS: its output goes to ours, or (data given, bytes for its input) is
+    returned. Its own errors are one line on stderr already: they end this with its status."""
+    exe = find_render(verb)
+    sys.stdout.flush()
+    try:
+        p = subprocess.run([exe] + args, input=data,
+                           stdout=subprocess.PIPE if data is not None else None)
+    except OSError as e:
+        raise KtoolError("ktime %s: cannot run %s: %s" % (verb, exe, e.strerror or e))
+    if p.returncode == -signal.SIGPIPE:
+        raise BrokenPipeError()
+    if p.returncode != 0:
+        raise RenderFailed(p.returncode if p.returncode > 0 else 2)
+    return p.stdout
+
+
+def short_names(verb, rows, width=None):
+    """The Kernel column of the text report for rows (dicts with name, name_bytes and kind):
+    [(short name, reference number)], from ktime-render, the library's own code."""
+    ins = []
+    for k in rows:
+        e = {"name": k.get("name") if isinstance(k.get("name"), str) else "",
+             "kind": k.get("kind", "kernel")}
+        if isinstance(k.get("name_bytes"), str):
+            e["name_bytes"] = k["name_bytes"]
+        ins.append(e)
+    args = ["--name-column"] + (["--width", str(width)] if width else [])
+    out = run_render(verb, args, json.dumps(ins).encode("ascii"))
+    res = []
+    for line in out.decode("ascii").splitlines():
+        ref, _, hx = line.partition(" ")
+        res.append((bytes.fromhex(hx).decode("utf-8", "surrogateescape"), int(ref)))
+    if len(res) != len(rows):
+        raise KtoolError("ktime %s: ktime-render gave %d names for %d" % (verb, len(res), len(rows)))
+    return res
+
 
 def raw(obj, key):
     """obj[key] as the library had it: the bytes (from KEY_bytes, when it was not UTF-8),
@@ -372,419 +432,20 @@ def b(s):
     return s.encode("utf-8", "surrogateescape")
 
 
-# report.c report_escape_char: how the text, the CSV and the samples dump write a program's
-# string: the backslash, C0 and C1 controls and DEL escaped; bytes that are not UTF-8 (held
-# as surrogates) left as they are.
-_ESCAPES = {0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
-for _c in list(range(0x20)) + [0x7F]:
-    _ESCAPES.setdefault(_c, "\\x%02x" % _c)
-for _c in range(0x80, 0xA0):
-    _ESCAPES[_c] = "\\u%04x" % _c
-
-
-def esc(s):
-    """s as the text report shows a program's string (report.c text_put)."""
-    return s.translate(_ESCAPES)
-
-
-def short_name(full, width=NAME_WIDTH):
-    """report_short_name(): (shortened str, 0 same / 1 return type or parameters cut /
-    2 middle elided), worked on bytes."""
-    fb = b(full)
-    s = fb[5:] if fb.startswith(b"void ") else fb
-    n = len(s)
-    if n > 0 and s[n - 1] == 0x29:
-        depth = 0
-        for i in range(n - 1, -1, -1):
-            if s[i] == 0x29:
-                depth += 1
-            elif s[i] == 0x28:
-                depth -= 1
-                if depth == 0:
-                    if i > 0:
-                        n = i
-                    break
-    width = max(width, 8)
-    if n > width:
-        tail = width // 3
-        head = width - tail - 3
-        for _ in range(3):
-            if head > 0 and (s[head] & 0xC0) == 0x80:
-                head -= 1
-        for _ in range(3):
-            if tail > 0 and (s[n - tail] & 0xC0) == 0x80:
-                tail -= 1
-        out = s[:head] + b"..." + s[n - tail:n]
-        return out.decode("utf-8", "surrogateescape"), 2
-    out = s[:n]
-    return out.decode("utf-8", "surrogateescape"), int(out != fb)
-
-
-def utf8_cut(s, limit):
-    """s (bytes) cut to at most limit bytes between UTF-8 characters (report.c utf8_cut)."""
-    if len(s) <= limit:
-        return s
-    k = limit
-    while k > 0 and limit - k < 3 and (s[k] & 0xC0) == 0x80:
-        k -= 1
-    return s[:k] if k < limit and (s[k] & 0xC0) == 0xC0 else s[:limit]
-
-
-def name_column(kernels):
-    """(short names, reference numbers or 0), as report.c's name_column()."""
-    shorts, elided = [], []
-    for k in kernels:
-        full = raw(k, "name")
-        if k.get("kind", "kernel") == "kernel":
-            s, how = short_name(full)
-            shorts.append(s)
-            elided.append(how == 2)
-        else:
-            shorts.append(utf8_cut(b(full), SHORTNAME_MAX).decode("utf-8", "surrogateescape"))
-            elided.append(False)
-    refs, nref = [], 0
-    count = {}
-    for s in shorts:
-        count[s] = count.get(s, 0) + 1
-    for s, e in zip(shorts, elided):
-        if e or count[s] > 1:
-            nref += 1
-            refs.append(nref)
-        else:
-            refs.append(0)
-    return shorts, refs
-
-
-# ------------------------------------------------------------------ rendering: text
-
-def g17(v):
-    return "%.17g" % v
-
-
-def stddev_of(blk):
-    if "stddev_us" in blk and blk["stddev_us"] is not None:
-        return blk["stddev_us"]
-    n = blk.get("timed", 0)
-    return math.sqrt(blk.get("m2_us2", 0.0) / (n - 1)) if n >= 2 else 0.0
-
-
-def dev_mean(d):
-    return d["mean_us"] if is_num(d.get("mean_us")) else d["sum_us"] / d["timed"] if d["timed"] else 0.0
-
-
 def total_ms_of(b):
     """A block's total_ms, or its samples' sum where it has none."""
     return b["total_ms"] if is_num(b.get("total_ms")) else (b.get("sum_us") or 0.0) / 1000.0
-
-
-def dev_percent(r, d):
-    if "percent" in d:
-        return d["percent"]
-    grand = r["totals"]["timed_total_ms"] * 1000.0
-    return 100.0 * d["sum_us"] / grand if grand > 0 else 0.0
-
-
-def timer_used(r):
-    t = r.get("timer")
-    if isinstance(t, dict) and isinstance(t.get("used"), str):
-        return t["used"]
-    return {"cupti-activity": "cupti", "cuda-events+cupti-activity": "both"}.get(
-        r.get("timing_method"), "events")
 
 
 def rank_label(e, i):
     return str(e["rank"]) if e.get("rank") is not None else "#%d" % i
 
 
-def header_text(r, out):
-    timer = timer_used(r)
-    source = {"cupti": "CUPTI activity records",
-              "both": "CUDA events and CUPTI activity records"}.get(timer, "CUDA events")
-    build = r.get("ktime_build") or ""
-    ver = r.get("ktime_version", "?")
-    if build:
-        out.append("ktime %s (git %s): GPU time per kernel, from %s\n" % (ver, build, source))
-    else:
-        out.append("ktime %s: GPU time per kernel, from %s\n" % (ver, source))
-    cmd = r.get("command", [])
-    if isinstance(r.get("command_bytes"), list):
-        cmd = [bytes.fromhex(h).decode("utf-8", "surrogateescape") for h in r["command_bytes"]]
-    out.append("command  " + " ".join(esc(c) for c in cmd) + "\n")
-    merged = r.get("merged_from")
-    if isinstance(merged, list):
-        hosts = sorted({str(e.get("host")) for e in merged})
-        out.append("merged   %d reports (ranks %s) from %d host%s: %s\n" % (
-            len(merged), ", ".join(rank_label(e, i) for i, e in enumerate(merged)),
-            len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
-    else:
-        out.append("pid      %s\n" % r.get("pid"))
-        host = raw(r, "host") if r.get("host") is not None else None
-        rank = r.get("rank")
-        if host is not None or rank is not None:
-            line = "host     %s" % esc(host if host is not None else "unknown")
-            if rank is not None:
-                line += ", rank %s" % rank
-                if (r.get("world_size") or 0) > 0:
-                    line += " of %d" % r["world_size"]
-                if r.get("local_rank") is not None:
-                    line += " (local rank %s)" % r["local_rank"]
-            out.append(line + "\n")
-    devs = r["devices"]
-    for d in devs:
-        dv = d.get("driver_version", 0) or 0
-        drv = d.get("driver", "") or ""
-        line = "gpu %-4d %s, driver %s%sCUDA %d.%d" % (d["ordinal"], esc(raw(d, "name")), drv,
-                                                      ", " if drv else "", dv // 1000, dv % 1000 // 10)
-        if "host_ordinal" in d:
-            line += " (gpu %s of %s)" % (d["host_ordinal"], d.get("host"))
-        out.append(line + "\n")
-    if not devs:
-        out.append("gpu      none timed\n")
-    for d in devs:
-        fe, fh = d.get("floor_events_us"), d.get("floor_hw_us")
-        fe = fe if is_num(fe) and fe > 0 else 0
-        fh = fh if is_num(fh) and fh > 0 else 0
-        if not fe and not fh:
-            continue
-        line = "floor    gpu %d: an empty kernel reads" % d["ordinal"]
-        if fe:
-            line += " %.3f us with events" % fe
-        if fh:
-            line += "%s%.3f us in hardware (CUPTI)" % (", " if fe else " ", fh)
-        line += "; a kernel under %.0fx the timer's floor is marked \"near floor\"%s\n" % (
-            NEAR_FLOOR_FACTOR,
-            "" if timer == "cupti" else " (KTIME_TIMER=cupti reads it without the events' bias)")
-        out.append(line)
-    out.append("warmup   the first %d launches of each kernel are not timed (KTIME_WARMUP)\n"
-               % r["warmup"])
-    if r.get("group") == "shape":
-        out.append("shapes   under each kernel, its timed samples by launch shape: grid, block and\n"
-                   "         dynamic shared memory in bytes, the %d most timed (KTIME_GROUP=shape)\n"
-                   % SHAPE_SHOW)
-    fl = r.get("flush_l2")
-    if isinstance(fl, dict):
-        line = "cache    KTIME_FLUSH_L2: "
-        if fl.get("contexts", 0):
-            line += ("%.1f MiB overwritten on the launch's stream before each timed launch,\n"
-                     "         outside its interval: samples start with a cold L2 (%d flushes"
-                     % (fl.get("bytes", 0) / 1048576.0, fl.get("flushes", 0)))
-        else:
-            line += "on, but no context had a scratch buffer: samples are warm (0 flushes"
-        if fl.get("refused", 0):
-            line += "; %d refused by the driver, those samples warm" % fl["refused"]
-        if fl.get("contexts_without_buffer", 0) and fl.get("contexts", 0):
-            line += "; no buffer in %d of %d contexts, their samples warm" % (
-                fl["contexts_without_buffer"], fl["contexts_without_buffer"] + fl["contexts"])
-        out.append(line + ")\n")
-    rg = r.get("range")
-    if isinstance(rg, dict) and str(rg.get("mode")).startswith("nvtx:"):
-        out.append("range    KTIME_RANGE=%s: only launches while a range %s is open (on any "
-                   "thread) are timed;\n         %d ranges (%d pushes, %d pops)%s\n" % (
-                       rg.get("mode"), rg["mode"][5:], rg.get("ranges", 0), rg.get("starts", 0),
-                       rg.get("stops", 0), ", the last open at exit" if rg.get("open_at_exit") else ""))
-    elif isinstance(rg, dict):
-        out.append("range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
-                   "cuProfilerStop are timed;\n         %d ranges (%d starts, %d stops)%s\n" % (
-                       rg.get("mode"), rg.get("ranges", 0), rg.get("starts", 0), rg.get("stops", 0),
-                       ", the last open at exit" if rg.get("open_at_exit") else ""))
-    if timer == "cupti":
-        out.append("method   CUPTI activity records: the hardware's start and end of each kernel\n"
-                   "         (KTIME_TIMER=cupti); no events, no launch gate\n")
-    elif timer == "both":
-        out.append("method   a CUDA event pair on the launch's own stream around every launch,\n"
-                   "         and CUPTI's hardware start and end of the same kernels (KTIME_TIMER=both):\n"
-                   "         the table shows the events; their bias over the hardware is below it\n")
-    else:
-        out.append("method   a CUDA event pair on the launch's own stream around every launch;\n"
-                   "         each interval includes the GPU's grid launch latency (a few us)\n")
-    t = r.get("timer") if isinstance(r.get("timer"), dict) else {}
-    note = t.get("note")
-    if note:
-        out.append("timer    KTIME_TIMER=%s: %s\n" % (t.get("requested") or "events", note))
-    gate = r.get("launch_gate_mode") or "off"
-    if timer != "cupti" or note:
-        if gate == "auto":
-            g = ("auto: a stream that may be idle is held until the launch is queued; on a busy\n"
-                 "         one each launch is checked to be queued before its start (KTIME_GATE)")
-        elif gate == "on":
-            g = "on: the stream is held until the launch is queued (KTIME_GATE)"
-        elif gate == "off":
-            g = "off: a launch reaching an idle stream also counts its submission time"
-        else:
-            g = "%s: the merged reports' KTIME_GATE differ" % gate
-        out.append("gate     %s\n" % g)
-    if r.get("launch_gate_unavailable_contexts"):
-        out.append("         (KTIME_GATE=%s, but launch gates could not be set up in %d of %s "
-                   "contexts: no pinned memory; their launches were not gated)\n"
-                   % (r.get("launch_gate_requested") or gate, r["launch_gate_unavailable_contexts"],
-                      r.get("contexts", "?")))
-    cond = r.get("conditions")
-    if isinstance(cond, dict):
-        for line in cond.get("text") or []:
-            out.append(line + "\n")
-    out.append("\n")
-
-
-def q_text(v, none):
-    return "%11.3f " % v if v is not None else "%11s " % none
-
-
-def row_text(r, k, short, ref):
-    n = k["timed"]
-    if n > 0:
-        line = "%7.2f %12.3f %9d %7d %9d %11.3f " % (k["percent"], k["total_ms"], k["calls"],
-                                                   k.get("warmup_skipped", 0), n, k["mean_us"])
-        line += q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
-        line += "%11.3f %11.3f %11.3f  %s" % (k["min_us"], k["max_us"], stddev_of(k), esc(short))
-    else:
-        line = "%7s %12s %9d %7d %9d %11s %11s %11s %11s %11s %11s  %s" % (
-            "-", "-", k["calls"], k.get("warmup_skipped", 0), 0, "-", "-", "-", "-", "-", "-",
-            esc(short))
-    if ref:
-        line += " [%d]" % ref
-    few = 0 < n < FEW_SAMPLES
-    nf = bool(n and k.get("near_floor"))
-    marks = []
-    if few:
-        marks.append("few samples")
-    if nf:
-        marks.append("near floor")
-    for key, words in (("in_graph", "%d in graphs"), ("timed_by_nodes", "%d timed by their kernel nodes"),
-                       ("outside_range", "%d outside range"), ("captured", "%d captured"), ("dropped", "%d dropped"),
-                       ("failed", "%d failed"), ("incomplete", "%d incomplete")):
-        if k.get(key):
-            marks.append(words % k[key])
-    if marks:
-        line += " (" + ", ".join(marks) + ")"
-    lines = [line + "\n"]
-    pd = [d for d in k.get("per_device", []) if d["timed"] > 0]
-    if len(pd) > 1:
-        for d in pd:
-            lines.append("%7.2f %12.3f %9s %7s %9d %11.3f " % (dev_percent(r, d), d["sum_us"] / 1000.0,
-                                                               "", "", d["timed"], dev_mean(d))
-                         + q_text(d.get("p50_us"), "") + q_text(d.get("p99_us"), "")
-                         + "%11.3f %11.3f %11.3f    on gpu %d\n" % (d["min_us"], d["max_us"],
-                                                                    stddev_of(d), d["device"]))
-    if r.get("group") == "shape":
-        for sh in k.get("shapes") or []:
-            lines.append(shape_line(sh) + "grid %s block %s smem %d\n" % (
-                "x".join(map(str, sh["grid"])), "x".join(map(str, sh["block"])), sh["shared_bytes"]))
-        o = k.get("other_shapes")
-        if isinstance(o, dict) and o.get("timed"):
-            lines.append(shape_line(o) + ("other shapes (over %d)\n" % o["shapes"] if o.get("untracked")
-                                          else "%d other shapes\n" % o["shapes"]))
-    return lines
-
-
-def shape_line(sh):
-    """A launch shape's line under its kernel (report.c text_shape_line), up to its label."""
-    return ("%7.2f %12.3f %9s %7s %9d %11.3f " % (sh.get("percent", 0.0), total_ms_of(sh), "", "",
-                                                  sh["timed"], dev_mean(sh))
-            + q_text(sh.get("p50_us"), "") + q_text(sh.get("p99_us"), "")
-            + "%11.3f %11.3f %11.3f    " % (sh["min_us"], sh["max_us"], stddev_of(sh)))
-
-
-
-def select_rows(r, top=None, sort="total", pattern=None):
-    """The kernels to show, and a line saying what was left out or reordered (or None)."""
-    ks = list(r["kernels"])
-    n_all = len(ks)
-    words = []
-    if pattern is not None:
-        ks = [k for k in ks if pattern.search(raw(k, "name")) or pattern.search(k.get("mangled", ""))]
-        words.append("--filter '%s'" % pattern.pattern)
-    if sort != "total":
-        keyf = {"mean": lambda k: k.get("mean_us") if k["timed"] else None,
-                "p99": lambda k: k.get("p99_us"),
-                "calls": lambda k: k["calls"]}[sort]
-        ks.sort(key=lambda k: (keyf(k) is None, -(keyf(k) or 0)))
-        words.append("sorted by %s" % sort)
-    if top is not None and len(ks) > top:
-        ks = ks[:top]
-        words.append("--top %d" % top)
-    if not words:
-        return ks, None
-    return ks, "shown    %d of %d kernels (%s); the totals below are the whole run's\n" % (
-        len(ks), n_all, ", ".join(words))
-
+# ------------------------------------------------------------------ merge
 
 MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
 MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
                 "outside_range", "unsampled", "ungated", "bytes", "timed_bytes")
-
-
-def memops_text(r, out):
-    """The memory operations' table (report.c memops_text)."""
-    ms = r.get("memops")
-    if not isinstance(ms, list) or not ms:
-        return
-    out.append("\nmemory operations: copies and sets, each between an event pair on its stream as a "
-               "launch is;\nnever inside a kernel's interval (KTIME_MEMOPS=0: not timed)\n")
-    out.append("%12s %9s %7s %9s %11s %11s %11s %11s %12s %9s  %s\n" % (
-        "Total ms", "Calls", "Warmup", "Timed", "Mean us", "Med us", "Min us", "Max us", "Total MB",
-        "GB/s", "Kind"))
-    for m in ms:
-        n = m.get("timed", 0)
-        mb = (m.get("bytes", 0) or 0) / 1e6
-        if n > 0:
-            line = "%12.3f %9d %7d %9d %11.3f " % (m["total_ms"], m["calls"], m.get("warmup_skipped", 0),
-                                                   n, m["mean_us"])
-            line += q_text(m.get("p50_us"), "-")
-            line += "%11.3f %11.3f %12.3f " % (m["min_us"], m["max_us"], mb)
-            g = m.get("gb_per_s")
-            line += "%9.2f  %s" % (g, m["kind"]) if g is not None else "%9s  %s" % ("-", m["kind"])
-        else:
-            line = "%12s %9d %7d %9d %11s %11s %11s %11s %12.3f %9s  %s" % (
-                "-", m["calls"], m.get("warmup_skipped", 0), 0, "-", "-", "-", "-", mb, "-", m["kind"])
-        marks = ["few samples"] if 0 < n < FEW_SAMPLES else []
-        for key, words in (("outside_range", "%d outside range"), ("unsampled", "%d not sampled"),
-                           ("captured", "%d captured"), ("dropped", "%d dropped"),
-                           ("failed", "%d failed"), ("incomplete", "%d incomplete")):
-            if m.get(key):
-                marks.append(words % m[key])
-        if marks:
-            line += " (" + ", ".join(marks) + ")"
-        out.append(line + "\n")
-
-
-def regions_text(r, out, named=None):
-    """The ranges' sections (report.c regions_text). named: (kind, mangled) -> (short name, ref)
-    of the kernels' table, so that a kernel reads the same in both."""
-    named = named or {}
-    rg = r.get("regions")
-    if not isinstance(rg, dict):
-        return
-    out.append("\nranges: each timed launch under the %s range open on its thread when it was made "
-               "(KTIME_REGION);\nNVTX: %s\n" % (rg.get("attribution", "innermost"),
-                                                rg.get("nvtx", "not injected")))
-    if rg.get("unmatched_pops") or rg.get("too_deep"):
-        out.append("(%d pops without a range open; %d pushes deeper than 64, not attributed)\n"
-                   % (rg.get("unmatched_pops", 0), rg.get("too_deep", 0)))
-    for g in rg.get("ranges") or []:
-        if g.get("name") is not None:
-            line = "range    \"%s\": %d closed, %.3f ms of wall time" % (esc(g["name"]),
-                                                                     g.get("closed", 0),
-                                                                     g.get("wall_ms", 0.0))
-            if g.get("open_at_exit"):
-                line += ", %d open at exit" % g["open_at_exit"]
-        else:
-            line = "range    outside every range"
-        out.append(line + "; %d timed launches, %.3f ms of GPU time\n" % (g.get("timed", 0),
-                                                                         g.get("total_ms", 0.0)))
-        ks = g.get("kernels") or []
-        if not ks:
-            continue
-        out.append("%7s %12s %9s %11s %11s %11s %11s %11s %11s  %s\n" % (
-            "Time%", "Total ms", "Timed", "Mean us", "Med us", "p99 us", "Min us", "Max us",
-            "Stddev us", "Kernel"))
-        for k in ks:
-            short, ref = named.get((k.get("kind", "kernel"), k["mangled"]),
-                                   (short_name(raw(k, "name"))[0], 0))
-            out.append("%7.2f %12.3f %9d %11.3f " % (k.get("percent", 0.0), total_ms_of(k),
-                                                     k["timed"], dev_mean(k))
-                       + q_text(k.get("p50_us"), "-") + q_text(k.get("p99_us"), "-")
-                       + "%11.3f %11.3f %11.3f  %s%s\n" % (k["min_us"], k["max_us"], stddev_of(k),
-                                                         esc(short), " [%d]" % ref if ref else ""))
 
 
 def group_by(items, key):
@@ -805,6 +466,8 @@ def merge_regions(reps, path):
     for key, gs in group_by([g for rg in rgs for g in rg.get("ranges") or []],
                             lambda g: g.get("name")).items():
         e = {"name": key}
+        if "name_bytes" in gs[0]:
+            e["name_bytes"] = gs[0]["name_bytes"]
         for f in ("closed", "open_at_exit", "timed"):
             e[f] = sum(g.get(f, 0) or 0 for g in gs)
         e["wall_ms"] = sum(g.get("wall_ms", 0.0) or 0.0 for g in gs)
@@ -815,6 +478,9 @@ def merge_regions(reps, path):
             st = merge_stats(ks, path)
             m = {"name": ks[0]["name"], "mangled": kk[1], "kind": kk[0], "timed": st["timed"],
                  "total_ms": st["sum_us"] / 1000.0}
+            for f in ("name_bytes", "mangled_bytes"):
+                if f in ks[0]:
+                    m[f] = ks[0][f]
             for f in ("mean_us", "min_us", "max_us", "stddev_us", "sum_us", "m2_us2", "p50_us",
                       "p90_us", "p99_us"):
                 m[f] = st.get(f)
@@ -856,188 +522,6 @@ def merge_memops(reps, path):
         out.append(e)
     return out
 
-
-def render_text(r, rows=None, shown=None):
-    if rows is None:
-        rows = r["kernels"]
-    out = []
-    header_text(r, out)
-    out.append("%7s %12s %9s %7s %9s %11s %11s %11s %11s %11s %11s  %s\n" % (
-        "Time%", "Total ms", "Calls", "Warmup", "Timed", "Mean us", "Med us", "p99 us", "Min us",
-        "Max us", "Stddev us", "Kernel"))
-    shorts, refs = name_column(rows)
-    for k, s, ref in zip(rows, shorts, refs):
-        out.extend(row_text(r, k, s, ref))
-    if not r["kernels"]:
-        out.append("(no kernel launches)\n")
-    if shown:
-        out.append(shown)
-    if any(refs):
-        out.append("\nFull names\n")
-        for k, ref in zip(rows, refs):
-            if ref:
-                out.append("[%d] %s\n" % (ref, esc(raw(k, "name"))))
-    timer = timer_used(r)
-    if "merged_from" in r:
-        spread_text(rows, shorts, out)
-    if timer == "both":
-        out.append("\nevents against the hardware (CUPTI), per kernel: the events' bias is their mean "
-                   "minus the hardware's\n")
-        out.append("%9s %11s %9s %11s %11s  %s\n" % ("Timed", "Events us", "HW timed", "HW us",
-                                                   "Bias us", "Kernel"))
-        for k, s in zip(rows, shorts):
-            h = k.get("hw") or {}
-            hn, n = h.get("timed", 0), k["timed"]
-            if k.get("kind", "kernel") != "kernel" or (n == 0 and hn == 0):
-                continue
-            if n and hn:
-                out.append("%9d %11.3f %9d %11.3f %+11.3f  %s\n" % (n, k["mean_us"], hn, h["mean_us"],
-                                                                    k["mean_us"] - h["mean_us"], esc(s)))
-            elif hn:
-                out.append("%9d %11s %9d %11.3f %11s  %s\n" % (n, "-", hn, h["mean_us"], "-", esc(s)))
-            else:
-                out.append("%9d %11.3f %9d %11s %11s  %s\n" % (n, k["mean_us"], 0, "-", "-", esc(s)))
-    memops_text(r, out)
-    regions_text(r, out, {(k.get("kind", "kernel"), k["mangled"]): (s, ref)
-                          for k, s, ref in zip(rows, shorts, refs)})
-    out.append("\n")
-    t = r["totals"]
-    tg = lambda key: t.get(key, 0) or 0
-    hw_rows = timer == "cupti"
-    unsampled = tg("unsampled")
-    if tg("in_graph"):
-        out.append("graphs   %d kernel runs inside CUDA graphs, from CUPTI's records (%s)\n" % (
-            tg("in_graph"), "counted below with the launches" if hw_rows
-            else "in the hardware's columns only, not counted below"))
-    out.append("launches %d seen: %d timed, %s%s%s%d warmup, %d captured, %d dropped, "
-               "%d failed, %d incomplete at exit\n" % (
-                   tg("launches_seen") + (tg("in_graph") if hw_rows else 0), tg("timed"),
-                   "%d not sampled, " % unsampled if unsampled else "",
-                   "%d graph launches timed by their kernel nodes, " % tg("timed_by_nodes")
-                   if tg("timed_by_nodes") else "",
-                   "%d outside range, " % tg("outside_range") if isinstance(r.get("range"), dict) else "",
-                   tg("warmup_skipped"), tg("captured"), tg("dropped"), tg("failed_launches"),
-                   tg("incomplete_at_exit")))
-    if tg("dropped"):
-        reasons = t.get("dropped_reasons") or {}
-        out.append("dropped " + ",".join(" %s %d" % (name, v) for name, v in reasons.items()) + "\n")
-    if tg("ungated") and (r.get("launch_gate_mode") or "off") != "off":
-        out.append("ungated  %d of the timed launches found the GPU behind (or were a kernel's first)\n"
-                   % tg("ungated"))
-    tm = r.get("timer") if isinstance(r.get("timer"), dict) else {}
-    cd, cr = tm.get("cupti_records_dropped", 0) or 0, tm.get("cupti_buffers_refused", 0) or 0
-    if cd or cr:
-        out.append("cupti    %d records dropped by CUPTI; %d times no free buffer "
-                   "(KTIME_CUPTI_BUFFER_MB)\n" % (cd, cr))
-    if hw_rows and tg("cupti_timed") < tg("timed"):
-        out.append("timers   %d of the timed launches from CUPTI's records, %d with CUDA "
-                   "events (after the hand-over)\n" % (tg("cupti_timed"), tg("timed") - tg("cupti_timed")))
-    if unsampled:
-        sample = t.get("sample")
-        out.append("sampled  about 1 in %s launches timed after warmup (KTIME_SAMPLE): %d not "
-                   "timed; Total ms and Time%% are estimates, mean x launches\n"
-                   % (sample if sample is not None else "?", unsampled))
-    out.append("%s %.3f ms in all\n" % ("total   ~" if unsampled else "timed   ", t["timed_total_ms"]))
-    if r.get("note"):
-        out.append("note     %s\n" % r["note"])
-    return "".join(out)
-
-
-def spread_text(rows, shorts, out):
-    out.append("\nload balance: each kernel's total time on its slowest and its fastest rank\n")
-    out.append("%6s %12s %6s %12s %6s %8s  %s\n" % ("Ranks", "Slowest ms", "Rank", "Fastest ms",
-                                                    "Rank", "Ratio", "Kernel"))
-    for k, s in zip(rows, shorts):
-        sp = k.get("rank_spread")
-        if not isinstance(sp, dict):
-            continue
-        ratio = sp.get("ratio")
-        out.append("%6s %12.3f %6s %12.3f %6s %8s  %s\n" % (
-            sp.get("ranks"), sp["slowest"]["total_ms"], sp["slowest"]["label"],
-            sp["fastest"]["total_ms"], sp["fastest"]["label"],
-            "%.3f" % ratio if ratio is not None else "-", esc(s)))
-
-
-# ------------------------------------------------------------------ rendering: CSV
-
-def csv_field(s):
-    """A program's string as one CSV cell (report.c report_csv_field): escaped, a formula
-    neutralised with a leading "'", quoted where RFC 4180 needs it."""
-    q = bool(s) and (s[0] == " " or s[-1] == " ")
-    q = q or any(c in s for c in ',"')
-    s = esc(s)
-    if s[:1] in ("=", "+", "-", "@", "'"):
-        s = "'" + s
-    s = s.replace('"', '""')
-    return '"%s"' % s if q else s
-
-
-def csv_opt(v):
-    return "," + g17(v) if v is not None else ","
-
-
-def render_csv(r, rows=None):
-    if rows is None:
-        rows = r["kernels"]
-    out = ["name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,"
-           "timed,ungated,unsampled,timed_by_nodes,in_graph,cupti_timed,total_ms,total_estimated,"
-           "percent,mean_us,min_us,max_us,stddev_us,sum_us,m2_us2,p50_us,p90_us,p99_us,"
-           "few_samples,near_floor,hw_timed,hw_mean_us,bias_us,outside_range,grid,block,"
-           "shared_bytes\r\n"]
-    tf = lambda v: "true" if v else "false"
-    for k in rows:
-        kind = k.get("kind", "kernel")
-        n = k["timed"]
-        line = csv_field(k["name"]) + "," + csv_field(k["mangled"]) + ",%s,all" % kind
-        for f in ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete", "timed",
-                  "ungated", "unsampled", "timed_by_nodes", "in_graph", "cupti_timed"):
-            line += ",%d" % (k.get(f, 0) or 0)
-        line += "," + g17(k["total_ms"]) + "," + tf(k.get("total_estimated")) + "," + g17(k["percent"])
-        if n:
-            line += "".join("," + g17(v) for v in (k["mean_us"], k["min_us"], k["max_us"],
-                                                   stddev_of(k), k["sum_us"], k["m2_us2"]))
-        else:
-            line += ",,,,,,"
-        line += csv_opt(k.get("p50_us")) + csv_opt(k.get("p90_us")) + csv_opt(k.get("p99_us"))
-        line += ",%s,%s" % (tf(0 < n < FEW_SAMPLES), tf(n and k.get("near_floor")))
-        if "hw" in k:
-            h = k["hw"]
-            line += ",%d" % h["timed"]
-            line += csv_opt(h["mean_us"] if h["timed"] else None)
-            line += csv_opt(h.get("bias_us") if h["timed"] and n else None)
-        else:
-            line += ",,,"
-        out.append(line + ",%d,,,\r\n" % (k.get("outside_range", 0) or 0))
-        pd = [d for d in k.get("per_device", []) if d["timed"] > 0]
-        if len(pd) > 1:
-            for d in pd:
-                out.append(csv_sub_row(k, kind, str(d["device"]), d, d["sum_us"] / 1000.0,
-                                       dev_percent(r, d), dev_mean(d)) + ",,,,\r\n")
-        if r.get("group") == "shape":
-            for sh in k.get("shapes") or []:
-                out.append(csv_sub_row(k, kind, "all", sh, total_ms_of(sh), sh.get("percent", 0.0),
-                                       dev_mean(sh)) + ",,%s,%s,%d\r\n" % (
-                    "x".join(map(str, sh["grid"])), "x".join(map(str, sh["block"])),
-                    sh["shared_bytes"]))
-            o = k.get("other_shapes")
-            if isinstance(o, dict) and o.get("timed"):
-                out.append(csv_sub_row(k, kind, "all", o, total_ms_of(o), o.get("percent", 0.0),
-                                       dev_mean(o)) + ",,other,other,\r\n")
-    return "".join(out)
-
-
-def csv_sub_row(k, kind, device, b, total_ms, percent, mean):
-    """A row with only samples' columns (report.c csv_sub_row), up to bias_us."""
-    line = csv_field(k["name"]) + "," + csv_field(k["mangled"])
-    line += ",%s,%s,,,,,,,%d,,,,," % (kind, device, b["timed"])
-    line += "," + g17(total_ms) + ",," + g17(percent)
-    line += "".join("," + g17(v) for v in (mean, b["min_us"], b["max_us"], stddev_of(b),
-                                           b["sum_us"], b["m2_us2"]))
-    line += csv_opt(b.get("p50_us")) + csv_opt(b.get("p90_us")) + csv_opt(b.get("p99_us"))
-    return line + ",,,,,"
-
-
-# ------------------------------------------------------------------ merge
 
 def sketch_quantile(buckets, gamma, first_edge, q, lo, hi):
     """sketch_quantile() over a JSON histogram's [i, lower edge, count] buckets."""
@@ -1365,7 +849,7 @@ def merge_reports(inputs, verb="merge"):
     for k in kernels:
         del k["_total_us"]
     # A fixed key order, as the library writes it.
-    korder = ["name", "name_bytes", "mangled", "kind", "devices", "calls", "warmup_skipped",
+    korder = ["name", "name_bytes", "mangled", "mangled_bytes", "kind", "devices", "calls", "warmup_skipped",
               "captured", "dropped", "failed", "incomplete", "timed", "ungated", "total_ms",
               "total_estimated", "unsampled", "timed_by_nodes", "percent", "mean_us", "min_us",
               "max_us", "stddev_us", "p50_us", "p90_us", "p99_us", "few_samples", "histogram",
@@ -1568,7 +1052,7 @@ def render_diff_text(d):
            % (d["threshold_pct"], d["alpha"], d["min_samples"])]
     out.append("%11s %11s %9s %11s %11s %9s %9s  %-11s %s\n" % (
         "Base us", "New us", "Mean", "Base med", "New med", "Median", "p", "Verdict", "Kernel"))
-    shorts, _ = name_column(d["kernels"])
+    shorts = [sh for sh, _ in short_names("diff", d["kernels"])]
     for e, s in zip(d["kernels"], shorts):
         if e["regression"]:
             verdict = "REGRESSION"
@@ -1591,7 +1075,7 @@ def render_diff_text(d):
                        ("vanished kernels (only in %s)" % d["base"], d["vanished_kernels"])):
         if lst:
             out.append("\n%s\n" % title)
-            shorts, _ = name_column(lst)
+            shorts = [sh for sh, _ in short_names("diff", lst)]
             for e, s in zip(lst, shorts):
                 out.append("%12.3f ms %9d timed  %s\n" % (e["total_ms"], e["timed"], s))
     t = d["total"]
@@ -1616,16 +1100,18 @@ def need_matplotlib():
                          "python3-matplotlib)")
 
 
-def plot_label(name):
-    s, _ = short_name(name, 48)
-    return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+def plot_labels(names):
+    """Names shortened to 48 bytes as the text report shortens them, for a plot's axis."""
+    rows = [{"name": "", "name_bytes": b(n).hex(), "kind": "kernel"} for n in names]
+    return [s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            for s, _ in short_names("plot", rows, 48)]
 
 
 def plot_report(r, plt, top):
     ks = [k for k in r["kernels"] if k["timed"] > 0][:top]
     if not ks:
         raise KtoolError("ktime plot: the report has no timed kernel to plot")
-    labels = [plot_label(raw(k, "name")) for k in ks][::-1]
+    labels = plot_labels([raw(k, "name") for k in ks])[::-1]
     fig, (a1, a2) = plt.subplots(1, 2, sharey=True, figsize=(12, 1.2 + 0.4 * len(ks)),
                                  gridspec_kw={"width_ratios": [1, 1]})
     y = list(range(len(ks)))
@@ -1664,7 +1150,7 @@ def plot_merged(r, plt, top):
     ax.set_xticklabels([rank_label(e, i) for i, e in enumerate(inputs)], fontsize=8)
     ax.set_xlabel("rank")
     ax.set_yticks(range(len(ks)))
-    ax.set_yticklabels([plot_label(raw(k, "name")) for k in ks], fontsize=8)
+    ax.set_yticklabels(plot_labels([raw(k, "name") for k in ks]), fontsize=8)
     ax.set_title("each kernel's total time per rank, over its mean across ranks")
     fig.colorbar(im, ax=ax, label="total / mean across ranks")
     return fig
@@ -1682,7 +1168,7 @@ def plot_diff(d, plt, top):
               for e in rows]
     ax.barh(y, [e["mean_change_pct"] for e in rows], color=colors)
     ax.set_yticks(y)
-    ax.set_yticklabels([plot_label(e["name"]) for e in rows], fontsize=8)
+    ax.set_yticklabels(plot_labels([raw(e, "name") for e in rows]), fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
     for s in (d["threshold_pct"], -d["threshold_pct"]):
         ax.axvline(s, color="black", linewidth=0.5, linestyle=":")
@@ -1717,25 +1203,17 @@ def dump_json(obj):
 
 
 def cmd_report(a):
-    r = load_report(a.file)
-    pattern = None
-    if a.filter is not None:
-        try:
-            pattern = re.compile(a.filter)
-        except re.error as e:
-            raise KtoolError("ktime report: --filter '%s' is not a regular expression: %s" % (a.filter, e))
+    """The report through the library's own writers (ktime-render), once this tool has checked it
+    as merge and diff do."""
+    load_report(a.file)
     if a.top is not None and a.top < 1:
         raise KtoolError("ktime report: --top %d: give at least 1" % a.top)
-    rows, shown = select_rows(r, a.top, a.sort, pattern)
-    if a.format == "text":
-        write_out(render_text(r, rows, shown))
-    elif a.format == "csv":
-        write_out(render_csv(r, rows))
-    else:
-        if shown:
-            r = dict(r)
-            r["kernels"] = rows
-        write_out(dump_json(r))
+    args = ["--format", a.format, "--sort", a.sort]
+    if a.top is not None:
+        args += ["--top", str(a.top)]
+    if a.filter is not None:
+        args += ["--filter", a.filter]
+    run_render("report", args + ["--", a.file])
     return 0
 
 
@@ -1899,22 +1377,6 @@ def selftest():
         exact = srt[math.floor(q * (len(srt) - 1))]
         ok = ok and abs(merged[key] - exact) <= 0.01 * exact
     check("merge: quantiles of the merged histogram within 1 % of the exact sample quantiles", ok)
-    check("short names: 'void f<int>(int, float*)' is 'f<int>', parameters dropped",
-          short_name("void f<int>(int, float*)") == ("f<int>", 1))
-    long_name = "ns::" + "x" * 100 + "(int)"
-    s, how = short_name(long_name)
-    check("short names: a long name is elided in the middle to at most 72 bytes",
-          how == 2 and "..." in s and len(s.encode()) <= 72)
-    s, how = short_name("k_" + "\u00e9" * 60)
-    check("short names: elision never splits a UTF-8 character", how == 2 and "\ufffd" not in s
-          and s.encode("utf-8").decode("utf-8") == s)
-    check("csv: a field with a comma or quote is quoted, quotes doubled",
-          csv_field('a"b,c') == '"a""b,c"' and csv_field("plain") == "plain" and csv_field(" x") == '" x"')
-    check("csv: control characters escaped, a formula-like cell neutralised with a leading quote",
-          csv_field("=1+2") == "'=1+2" and csv_field("a\nb\tc\\") == "a\\nb\\tc\\\\"
-          and csv_field("'q") == "''q" and csv_field("-x,y") == "\"'-x,y\"")
-    check("text: control characters and the backslash escaped, C1 as \\u00HH",
-          esc("a\n\x1b\x7f\x9b\\") == "a\\n\\x1b\\x7f\\u009b\\\\")
     try:
         dump_json({"x": float("nan")})
         refused = False
@@ -1976,6 +1438,8 @@ def main(argv=None):
     cmd = {"report": cmd_report, "merge": cmd_merge, "diff": cmd_diff, "plot": cmd_plot}[a.cmd]
     try:
         return cmd(a)
+    except RenderFailed as e:
+        return e.args[0]
     except KtoolError as e:
         msg = str(e)
         if not msg.startswith("ktime "):

@@ -2,7 +2,8 @@
 # install.sh - `make install DESTDIR=...` from the build tree: what is installed and what is
 # not (no .la), the installed launcher running a program against the installed library,
 # ktime.pc and the public header compiling a program with pkg-config, the man pages, the
-# installed tree moved elsewhere (relocation), and `make uninstall`. TAP.
+# installed tree moved elsewhere (relocation), `ktime --config` installed and moved, and
+# `make uninstall`. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
 
@@ -40,7 +41,7 @@ bmake() {
 # The folders the build tree was configured with.
 {
     echo 'ktime-e2e-dirs:'
-    printf '\t@echo "%s"\n' "prefix='\$(prefix)' bindir='\$(bindir)' libdir='\$(libdir)' includedir='\$(includedir)' mandir='\$(mandir)' docdir='\$(docdir)' pkgdatadir='\$(pkgdatadir)' VERSION='\$(VERSION)'"
+    printf '\t@echo "%s"\n' "prefix='\$(prefix)' bindir='\$(bindir)' libdir='\$(libdir)' includedir='\$(includedir)' mandir='\$(mandir)' docdir='\$(docdir)' pkgdatadir='\$(pkgdatadir)' pkglibexecdir='\$(pkglibexecdir)' VERSION='\$(VERSION)'"
 } >"$tmp/dirs.mk"
 dirs=$(bmake -s -f Makefile -f "$tmp/dirs.mk" ktime-e2e-dirs 2>"$tmp/dirs.err") ||
     e2e_fail_setup "cannot read the build's folders: $(cat "$tmp/dirs.err")"
@@ -66,6 +67,7 @@ if [ -f "$SRC_DIR/tools/ktime_tool.py" ]; then
 else
     check "no tools/ktime_tool.py in the source tree: none installed" test ! -e "$D$pkgdatadir/ktime_tool.py"
 fi
+check "installed: ktime-render, executable, in pkglibexecdir" test -x "$D$pkglibexecdir/ktime-render"
 check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
 
 # --- the installed launcher runs a program against the installed library ---------------------
@@ -77,6 +79,14 @@ run_plain base "$A" k=250000:20
 run_k run "$D$bindir/ktime" -o "$tmp/inst.json" "$A" k=250000:20
 check "installed ktime ./app: same stdout and status as without" same_run base run
 check "installed ktime ./app: the report, 15 samples of exactly 250 us" exact "$tmp/inst.json" k 15 250
+run_k cfg "$D$bindir/ktime" -w 3 --config
+check "installed ktime --config: the settings in force, through the installed ktime-settings" sh -c \
+    "[ \$(cat '$tmp/cfg.rc') = 0 ] && grep -q '^KTIME_WARMUP=3  *(launcher option)\$' '$tmp/cfg.out' || { cat '$tmp/cfg.err'; exit 1; }"
+if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
+    run_k irep "$D$bindir/ktime" report "$tmp/inst.json"
+    check "installed ktime report: the installed ktime-render prints the report" sh -c \
+        "[ \$(cat '$tmp/irep.rc') = 0 ] && grep -q '^ktime $VERSION' '$tmp/irep.out' && grep -q '  k\$' '$tmp/irep.out' || { cat '$tmp/irep.err'; exit 1; }"
+fi
 if [ ! -f "$SRC_DIR/tools/ktime_tool.py" ]; then
     run_k tool "$D$bindir/ktime" report x.json
     check "installed ktime report, no tools installed: 127, naming where it looked" sh -c \
@@ -136,9 +146,18 @@ case $bindir:$libdir in
     run_k mlink "$tmp/links/ktime" -o "$tmp/mlink.json" "$A" k=250000:20
     check "moved tree, through a symlink to its launcher: the program is timed" sh -c \
         "[ \$(cat '$tmp/mlink.rc') = 0 ] && '$JCHECK' '$tmp/mlink.json' 'kernels[mangled=k].timed' == 15"
+    run_k mcfg "$tmp/links/ktime" --config
+    check "moved tree, through a symlink: ktime --config runs the moved ktime-settings" sh -c \
+        "[ \$(cat '$tmp/mcfg.rc') = 0 ] && grep -q '^KTIME_NVTX=1  *(launcher default)\$' '$tmp/mcfg.out' || { cat '$tmp/mcfg.err'; exit 1; }"
     if [ -f "$SRC_DIR/tools/ktime_tool.py" ] && command -v python3 >/dev/null 2>&1; then
         run_k mtool "$mbin/ktime" report --help
         check "moved tree: ktime report --help runs the moved ktime_tool.py" status_is mtool 0
+        run_k mrep "$mbin/ktime" report "$tmp/inst.json"
+        check "moved tree: ktime report prints through the moved ktime-render" sh -c \
+            "[ \$(cat '$tmp/mrep.rc') = 0 ] && cmp -s '$tmp/irep.out' '$tmp/mrep.out' || { cat '$tmp/mrep.err'; exit 1; }"
+        run_k mpy python3 "$M${pkgdatadir#"$prefix"}/ktime_tool.py" report "$tmp/inst.json"
+        check "moved tree: its ktime_tool.py run by hand finds ktime-render (../../libexec/ktime)" sh -c \
+            "[ \$(cat '$tmp/mpy.rc') = 0 ] && cmp -s '$tmp/irep.out' '$tmp/mpy.out' || { cat '$tmp/mpy.err'; exit 1; }"
     fi
     mv "$M" "$D$prefix"
     ;;

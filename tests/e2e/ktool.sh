@@ -1,9 +1,11 @@
 #!/bin/sh
 # ktool.sh - tools/ktime_tool.py (`ktime report | merge | diff | plot`) on real reports from the
-# fake driver: `report` renders a JSON report as the library's own text and CSV, byte for
-# byte, for the same process (KTIME_ALSO_OUTPUT writes both); merge is exact and order-free
-# and refuses what cannot be merged; diff's verdicts and exit status; plot; malformed input
-# gets one line and exit status 2, never a traceback; every tests/fixtures/*.json. TAP.
+# fake driver: `report` prints a JSON report through ktime-render, the library's own writers,
+# so its text and CSV are the library's of the same process (KTIME_ALSO_OUTPUT writes both),
+# byte for byte, and its JSON the library's JSON: this checks that the JSON holds all of the
+# report; merge is exact and order-free and refuses what cannot be merged; diff's verdicts and
+# exit status; plot; malformed input gets one line and exit status 2, never a traceback; every
+# tests/fixtures/*.json. TAP.
 . "$(dirname "$0")/lib.sh"
 need_ktime
 
@@ -17,6 +19,10 @@ if ! command -v "$PY" >/dev/null 2>&1; then
     skip "ktime_tool.py" "no $PY"
     finish
 fi
+# The tool prints reports with the build's ktime-render (the launcher would say where it is).
+KTIME_RENDER=$E2E_RENDER
+[ -x "$KTIME_RENDER" ] || e2e_fail_setup "ktime-render not built: $KTIME_RENDER (set BUILD_DIR)"
+export KTIME_RENDER
 kt() { "$PY" "$TOOL" "$@"; }
 A=$E2E_BIN/app_cudart
 CUPTI=$FAKE_DIR/libcupti.so.13
@@ -36,7 +42,8 @@ same_bytes() {
 }
 
 # rendered LABEL: `ktime report` of each run's JSON equals the library's text and CSV of the
-# same process.
+# same process, and its JSON the library's JSON (the same writers, from the model read back:
+# what the JSON leaves out would show).
 rendered() {
     kt report "$tmp/$1-t.json" >"$tmp/$1.tool.txt" 2>"$tmp/$1.tool.err"
     check "$1: ktime report of the JSON = the library's text of the same run, byte for byte" \
@@ -44,6 +51,9 @@ rendered() {
     kt report --format csv "$tmp/$1-c.json" >"$tmp/$1.tool.csv" 2>>"$tmp/$1.tool.err"
     check "$1: ktime report --format csv = the library's CSV of the same run, byte for byte" \
         same_bytes "$tmp/$1.csv" "$tmp/$1.tool.csv"
+    kt report --format json "$tmp/$1-t.json" >"$tmp/$1.tool.json" 2>>"$tmp/$1.tool.err"
+    check "$1: ktime report --format json = the library's JSON, byte for byte" \
+        same_bytes "$tmp/$1-t.json" "$tmp/$1.tool.json"
     check "$1: nothing on the tool's stderr" empty "$tmp/$1.tool.err"
 }
 
@@ -150,6 +160,13 @@ check "--sort mean --format json: valid JSON, the slowest mean first" \
 kt report "$R" --format json >"$tmp/same.json"
 check "--format json: the same numbers as the library's JSON" \
     sh -c "for q in 'kernels[].timed|sum' 'kernels[0].m2_us2' 'kernels[1].p99_us' totals.timed_total_ms; do '$JCHECK' '$tmp/same.json' \"\$q\" == \"\$('$JCHECK' '$R' \"\$q\")\" || exit 1; done"
+kt report "$R" --filter 'k_(small|three)$' --top 1 >"$tmp/ere.txt"
+check "--filter is a POSIX extended regular expression: 'k_(small|three)\$' --top 1 keeps k_small" \
+    sh -c "grep -q '^shown    1 of 3 kernels (--filter .k_(small|three).., --top 1); ' '$tmp/ere.txt' && grep -q '  k_small ' '$tmp/ere.txt' && ! grep -q '  k_three' '$tmp/ere.txt'"
+KTIME_RENDER=$tmp/no-render kt report "$R" >"$tmp/norender.out" 2>"$tmp/norender.err"
+echo $? >"$tmp/norender.rc"
+check "no ktime-render: exit 2 and one line naming KTIME_RENDER" \
+    sh -c "[ \$(cat '$tmp/norender.rc') = 2 ] && [ \$(wc -l <'$tmp/norender.err') = 1 ] && grep -q '^ktime report: KTIME_RENDER=.* is not an executable file' '$tmp/norender.err' && [ ! -s '$tmp/norender.out' ]"
 
 # --- merge ---------------------------------------------------------------------------------
 # Three ranks: rank 2 is slow in k_small; k_only runs on rank 1 only.

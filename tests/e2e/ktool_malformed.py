@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""ktool_malformed.py - tools/ktime_tool.py on broken reports: for each report given, every
-field at every depth (kernels and their per_device, hw, histogram, shapes and other_shapes;
-memops; regions and their ranges and kernels; totals; a merged report's merged_from, ranks and
-rank_spread) is in turn taken out, made a string, null, an object for a list (and a list for an
-object), a number NaN, 1e308 or -1, and `ktime
-report` runs on the result, and in turn `report --format csv`, `merge` (with the intact report)
-or `diff --format json` (against it). Each either works (a field the command does not need), or fails with exit status 2 and
-one line that names a file and says what is wrong: never a traceback, never the catch-all
-"cannot process the input", and no output ever holds NaN or Infinity.
+"""ktool_malformed.py - tools/ktime_tool.py (and ktime-render, through which `ktime report`
+prints) on broken reports: for each report given, every field at every depth (kernels and
+their per_device, hw, histogram, shapes and other_shapes; memops; regions and their ranges and
+kernels; totals; a merged report's merged_from, ranks and rank_spread) is in turn taken out,
+made a string, null, an object for a list (and a list for an object), a number NaN, 1e308 or
+-1, and `ktime report` runs on the result, and in turn `report --format csv`, `merge` (with
+the intact report) or `diff --format json` (against it). Each either works (a field the
+command does not need), or fails with exit status 2 and one line that names a file and says
+what is wrong: never a traceback, never the catch-all "cannot process the input", and no
+output ever holds NaN or Infinity.
 
     ktool_malformed.py TOOL REPORT.json...
 
@@ -60,6 +61,8 @@ def changed(doc, path, how):
 
 
 def run(tool, argv):
+    """tool.main(argv) in this process: its status, and what it and the programs it runs
+    (ktime-render prints `ktime report`'s output) wrote to stdout and stderr."""
     out, err = io.BytesIO(), io.StringIO()
 
     class Std:
@@ -73,15 +76,29 @@ def run(tool, argv):
         def flush():
             pass
 
-    with contextlib.redirect_stderr(err):
-        saved, sys.stdout = sys.stdout, Std
+    with tempfile.TemporaryFile() as fd_out, tempfile.TemporaryFile() as fd_err:
+        sys.stderr.flush()
+        saved_fds = os.dup(1), os.dup(2)
+        os.dup2(fd_out.fileno(), 1)
+        os.dup2(fd_err.fileno(), 2)
         try:
-            rc = tool.main(argv)
-        except SystemExit as e:
-            rc = e.code
+            with contextlib.redirect_stderr(err):
+                saved, sys.stdout = sys.stdout, Std
+                try:
+                    rc = tool.main(argv)
+                except SystemExit as e:
+                    rc = e.code
+                finally:
+                    sys.stdout = saved
         finally:
-            sys.stdout = saved
-    return rc, out.getvalue(), err.getvalue()
+            os.dup2(saved_fds[0], 1)
+            os.dup2(saved_fds[1], 2)
+            os.close(saved_fds[0])
+            os.close(saved_fds[1])
+        fd_out.seek(0)
+        fd_err.seek(0)
+        return (rc, out.getvalue() + fd_out.read(),
+                err.getvalue() + fd_err.read().decode("utf-8", "replace"))
 
 
 def judge(rc, out, err, files, written=None):

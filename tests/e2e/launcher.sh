@@ -64,11 +64,14 @@ for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --samp
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
 
-# Every variable the library reads (a "KTIME_..." string literal in src/) is listed with
-# its meaning in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
+# Every variable the library reads (a setting of src/core/settings.def, as tools/ktime-settings
+# lists them, or a "KTIME_..." string literal anywhere under src/) is listed with its meaning
+# in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
 # (config.c's table of known names also lists the launcher's and the tests' own: not settings.)
-grep -ohE '"KTIME_[A-Z0-9_]+"' "$SRC_DIR"/src/*.[ch] | tr -d '"' |
-    grep -vxE 'KTIME_(LIBRARY|TOOL|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
+{
+    "$BUILD_DIR/tools/ktime-settings" --names
+    find "$SRC_DIR/src" -name '*.[ch]' -exec grep -ohE '"KTIME_[A-Z0-9_]+"' {} + | tr -d '"'
+} | grep -vxE 'KTIME_(LIBRARY|TOOL|RENDER|LAUNCHER_SET|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
 check "the library reads at least the 14 documented variables" sh -c "[ \$(wc -l <'$tmp/vars') -ge 14 ]"
 sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/README.md" | sort -u >"$tmp/readme_vars"
 check "README's table has variables" test -s "$tmp/readme_vars"
@@ -82,13 +85,13 @@ listed() { # FILE PATTERN-PREFIX VARS-FILE: every variable appears in FILE after
 check "--help: every KTIME_* the library reads, as a setting" listed "$tmp/help.out" '^  ' "$tmp/vars"
 check "--help: every variable of README's table" listed "$tmp/help.out" '^  ' "$tmp/readme_vars"
 printf '%s\n' KTIME_RANGE KTIME_GROUP KTIME_TRACE KTIME_DUMP_SAMPLES KTIME_NVML KTIME_NVML_LIB \
-    KTIME_LIBRARY KTIME_TOOL >"$tmp/more_vars"
+    KTIME_LIBRARY KTIME_TOOL KTIME_RENDER >"$tmp/more_vars"
 check "--help: the settings being added and the launcher's own" listed "$tmp/help.out" '^  ' "$tmp/more_vars"
 check "libktime(7): every KTIME_* the library reads, as an entry" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/vars"
 check "libktime(7): every variable of README's table" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/readme_vars"
 check "ktime(1): every KTIME_* the library reads" listed "$SRC_DIR/man/ktime.1" '' "$tmp/vars"
 check "ktime(1): the launcher's own variables, as entries" sh -c \
-    "grep -qx '.B KTIME_LIBRARY' '$SRC_DIR/man/ktime.1' && grep -qx '.B KTIME_TOOL' '$SRC_DIR/man/ktime.1'"
+    "grep -qx '.B KTIME_LIBRARY' '$SRC_DIR/man/ktime.1' && grep -qx '.B KTIME_TOOL' '$SRC_DIR/man/ktime.1' && grep -qx '.B KTIME_RENDER' '$SRC_DIR/man/ktime.1'"
 
 # --- options ----------------------------------------------------------------------------------
 # expect_env NAME VAR=VALUE...: the program got exactly these KTIME_* settings.

@@ -22,6 +22,10 @@ for v in $(env | sed -n 's/^\(KTIME_[A-Z_]*\)=.*/\1/p; s/^\(FAKECUDA_[A-Z_]*\)=.
 done
 unset LD_PRELOAD
 
+# The build's ktime-render, for scripts that run tools/ktime_tool.py directly (the launcher
+# finds it itself): KTIME_RENDER=$E2E_RENDER python3 .../ktime_tool.py report ...
+E2E_RENDER=${BUILD_DIR:-$E2E_BIN/../..}/tools/ktime-render
+
 LDP=$FAKE_DIR:$E2E_BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # Every program run gets a wall-clock limit so a hang fails the test instead of the CI job.

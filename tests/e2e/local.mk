@@ -187,6 +187,7 @@ E2E_TESTS = \
 	tests/e2e/gate_idle.sh \
 	tests/e2e/gate_memory.sh \
 	tests/e2e/launcher.sh \
+	tests/e2e/settings.sh \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
 	tests/e2e/streams.sh \

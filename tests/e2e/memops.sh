@@ -130,6 +130,6 @@ run_ktime few KTIME_OUTPUT="$tmp/few.json" "$M" 3 4000
 run_ktime fewt "$M" 3 4000
 check "few calls: flagged as few samples in the text" grep -q ' HtoD (few samples)$' "$tmp/fewt.err"
 check "few calls: ktime report renders the JSON's section the same" \
-    sh -c "'${PYTHON:-python3}' '$(cd "$(dirname "$0")/../.." && pwd)/tools/ktime_tool.py' report '$tmp/few.json' | grep -q ' HtoD (few samples)\$'"
+    sh -c "KTIME_RENDER='$E2E_RENDER' '${PYTHON:-python3}' '$(cd "$(dirname "$0")/../.." && pwd)/tools/ktime_tool.py' report '$tmp/few.json' | grep -q ' HtoD (few samples)\$'"
 
 finish

@@ -73,7 +73,7 @@ check "text: the forward range's line and its kernel" \
 check "text: launches outside every range" grep -q '^range    outside every range; 15 timed launches, 0.150 ms of GPU time$' "$tmp/t.txt"
 PY=${PYTHON:-python3}
 TOOL=$(cd "$(dirname "$0")/../.." && pwd)/tools/ktime_tool.py
-check "ktime report renders the same text from the JSON" sh -c "'$PY' '$TOOL' report '$tmp/t.json' | diff - '$tmp/t.txt'"
+check "ktime report renders the same text from the JSON" sh -c "KTIME_RENDER='$E2E_RENDER' '$PY' '$TOOL' report '$tmp/t.json' | diff - '$tmp/t.txt'"
 check "ktime merge of two runs adds each range's samples" \
     sh -c "'$PY' '$TOOL' merge '$tmp/t.json' '$tmp/nvtx.json' -o '$tmp/m.json' && '$JCHECK' '$tmp/m.json' 'regions.ranges[name=forward].kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && '$JCHECK' '$tmp/m.json' 'regions.ranges[name=forward].closed' == $((2 * N))"
 

@@ -14,7 +14,7 @@ set -u
 : "${FUZZ_SECONDS:=5}"
 : "${FUZZ_SEED:=$(($(date +%s) % 1000000 + 1))}"
 : "${FUZZ_ARTIFACTS:=$FUZZ_BIN/artifacts}"
-: "${FUZZ_TARGETS:=config outpath names json nvversion}"
+: "${FUZZ_TARGETS:=config outpath names json nvversion read}"
 : "${FUZZ_ENGINE:=?}"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktime-fuzz.XXXXXX") || { echo "Bail out! mktemp failed"; exit 99; }

@@ -1,4 +1,4 @@
-/* fuzz_config.c - config_load (src/config.c) against any environment.
+/* fuzz_config.c - config_load (src/core/config.c) against any environment.
  *
  * Input: lines NAME=VALUE (NAME with or without KTIME_); the first line of a name is its
  * value, as getenv would give one. Properties: every setting within its documented range,
@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 4; i++)
             if (!strcasecmp(s, (const char *[]){ "quiet", "warn", "info", "debug" }[i]))
                 level = i;
-    FUZZ_ASSERT(c.log_level == level && log_level == level, "log level %d", c.log_level);
+    FUZZ_ASSERT((int)c.log_level == level && log_level == level, "log level %d", (int)c.log_level);
 
     s = env("KTIME_OUTPUT");
     FUZZ_ASSERT(s && *s ? c.output && strcmp(c.output, s) == 0 : !c.output, "output");

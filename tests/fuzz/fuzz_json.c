@@ -1,4 +1,4 @@
-/* fuzz_json.c - the JSON report (src/report.c): report_json_string alone, and whole reports
+/* fuzz_json.c - the JSON report (src/report/report.c): json_string alone, and whole reports
  * whose names, command line and numbers come from the input, in JSON and as text.
  *
  * Input: NUL-separated fields. The first is escaped alone; the rest, with a few bytes of
@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "report.h"
 
-/* What report_json_string must decode to: s with each stray byte as U+FFFD. */
+/* What json_string must decode to: s with each stray byte as U+FFFD. */
 static char *expected(const char *s, size_t *len)
 {
     size_t n = strlen(s), o = 0;
@@ -42,7 +43,7 @@ static void one_string(const char *s)
     size_t len = 0, dlen, wlen, end;
     FILE *f = open_memstream(&buf, &len);
 
-    report_json_string(f, s);
+    json_string(f, s);
     fclose(f);
     FUZZ_ASSERT(fuzz_utf8_valid(buf, len), "output is not UTF-8: %s", buf);
     dec = fuzz_json_string(buf, len, &dlen, &end);

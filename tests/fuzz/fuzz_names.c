@@ -1,6 +1,7 @@
-/* fuzz_names.c - kernel names: sysinfo_demangle (src/sysinfo.c) with mangled_bound
- * (src/mangled.c), report_short_name (src/report.c), which shortens a name for the text
- * report's Kernel column, and report_escape_char, how the text, CSV and dump write it.
+/* fuzz_names.c - kernel names: sysinfo_demangle (src/core/sysinfo.c) with mangled_bound
+ * (src/base/mangled.c), report_short_name (src/report/names.c), which shortens a name for the
+ * text report's Kernel column, and report_escape_char (names.c), how the text, CSV and dump
+ * write it.
  *
  * Input: a byte of buffer size, a byte of column width, then the name (up to a NUL).
  * Properties: demangling gives NULL for what is not a C++ symbol, else a string no longer
@@ -14,7 +15,7 @@
 #include <string.h>
 
 #include "mangled.h"
-#include "report.h"
+#include "names.h"
 #include "sysinfo.h"
 
 /* The name escaped as the text report writes it: no control byte, and undoing the escapes

@@ -1,5 +1,5 @@
 /* fuzz_nvversion.c - the NVIDIA module's version from /proc/driver/nvidia/version
- * (src/sysinfo.c): sysinfo_parse_nvidia_version on a line, sysinfo_nvidia_version on a file.
+ * (src/core/sysinfo.c): sysinfo_parse_nvidia_version on a line, sysinfo_nvidia_version on a file.
  *
  * Input: a byte of buffer size, then the file's text. Properties: the version is what a
  * separate reading of sysinfo.h's contract finds (after "Kernel Module", on its line, the

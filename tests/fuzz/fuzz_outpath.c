@@ -1,4 +1,4 @@
-/* fuzz_outpath.c - outpath_expand (src/outpath.c): KTIME_OUTPUT's placeholders.
+/* fuzz_outpath.c - outpath_expand (src/core/outpath.c): KTIME_OUTPUT's placeholders.
  *
  * Input: 2 bytes of buffer size, 8 of pid, then NUL-separated fields: the template, the
  * host name (an empty field: NULL) and NAME=VALUE pairs that %q{NAME} reads. Properties:

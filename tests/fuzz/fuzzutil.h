@@ -1,6 +1,6 @@
 /* fuzzutil.h - what the fuzz targets share: a failed property aborts with a message, a
  * reader that splits the input into fields, checks of UTF-8 and JSON written apart from
- * ktime's own, and the log sink the targets link instead of src/log.c. */
+ * ktime's own, and the log sink the targets link instead of src/base/log.c. */
 #ifndef KTIME_FUZZUTIL_H
 #define KTIME_FUZZUTIL_H
 
@@ -43,7 +43,7 @@ bool fuzz_json_valid(const char *s, size_t n, const char **why, size_t *at);
  * NUL-terminated), or NULL when it is not one. *end: the byte after its closing quote. */
 char *fuzz_json_string(const char *s, size_t n, size_t *len, size_t *end);
 
-/* The log sink (src/log.h's interface): messages are formatted and counted, not printed
+/* The log sink (src/base/log.h's interface): messages are formatted and counted, not printed
  * (FUZZ_VERBOSE=1 prints them). */
 extern int fuzz_log_count;    /* messages since fuzz_log_reset() */
 extern char fuzz_log_last[1024];

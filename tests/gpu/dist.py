@@ -243,6 +243,10 @@ def main():
         print("fewer than 2 GPUs")
         sys.exit(77)
     a.lib, a.gpu, a.tool = (os.path.abspath(x) for x in (a.lib, a.gpu, a.tool))
+    # `ktime report` prints through the build's ktime-render (build/src/.libs/libktime.so's
+    # build tree: build/tools/ktime-render), which the launcher would have named.
+    build = os.path.dirname(os.path.dirname(os.path.dirname(a.lib)))
+    os.environ.setdefault("KTIME_RENDER", os.path.join(build, "tools", "ktime-render"))
     a.kcount = os.path.join(a.gpu, "libkcount.so")
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="ktime-dist.")

@@ -1,4 +1,4 @@
-/* test_hw.c - the CUPTI timer's aggregates (src/hw.c): warmup by record, bad records, and
+/* test_hw.c - the CUPTI timer's aggregates (src/core/hw.c): warmup by record, bad records, and
  * the records of ktime's own streams counted under their own name. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "jsonout.h"
 #include "report.h"
 
 static struct report_device devs[2] = {
@@ -315,7 +316,7 @@ static void test_json_utf8(void **state)
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        writes(report_json_string, cases[i].in, cases[i].want);
+        writes(json_string, cases[i].in, cases[i].want);
     /* The same through the whole report: the row's name and mangled name. */
     char *buf = NULL;
     size_t len = 0;

@@ -1,4 +1,4 @@
-/* test_sketch.c - the quantile sketch (src/sketch.c): every quantile within 1 % of the exact
+/* test_sketch.c - the quantile sketch (src/base/sketch.c): every quantile within 1 % of the exact
  * one over sorted samples, for several distributions, and merge equal to the sketch of the
  * union. */
 #include <setjmp.h>

@@ -1069,7 +1069,7 @@ def parse_drain_debug(text):
 
 
 def lib_build(path):
-    """'ktime-build VERSION REV' as libktime embeds it (src/init.c), or None."""
+    """'ktime-build VERSION REV' as libktime embeds it (src/run/init.c), or None."""
     try:
         with open(path, "rb") as f:
             m = re.search(rb"ktime-build [0-9A-Za-z.+-]+ [0-9a-f]*(-dirty)?", f.read())

@@ -1,0 +1,74 @@
+/* state.h - the process-wide state of ktime, shared by the launch path, the lifecycle code
+ * and the modules. Defined in state.c. */
+#ifndef KTIME_STATE_H
+#define KTIME_STATE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include <cuda.h>
+
+#include "config.h"
+#include "drain.h"
+#include "hw.h"
+#include "trace.h"
+#include "ktab.h"
+#include "report.h"
+
+enum phase {
+    PHASE_OFF = 0,   /* disabled, failed to start, or a forked child: pure pass-through */
+    PHASE_ON,        /* timing */
+    PHASE_EXITING,   /* the report is being written */
+};
+
+#define KTIME_MAX_DEVICES 64
+#define KTIME_MAX_FAILED_CTX 64
+
+struct ktime_state {
+    _Atomic int phase;
+    struct config cfg;
+    struct ktab ktab;
+    struct drain drain;
+    pthread_mutex_t setup_lock;        /* one-time set-up only: never on the steady path */
+    _Atomic int driver_state;          /* 0 not tried, 1 loaded, -1 unusable */
+    _Atomic int registered;            /* exit handlers installed */
+    _Atomic uint64_t drops[DROP_NREASONS];
+    struct report_device devices[KTIME_MAX_DEVICES];
+    _Atomic int ndevices;
+    pid_t owner;                        /* the process that loaded ktime */
+    CUcontext failed_ctx[KTIME_MAX_FAILED_CTX]; /* contexts whose pool could not be set up */
+    _Atomic uint32_t nfailed;
+    _Atomic uint32_t ungated_contexts;  /* pools made without launch gates though asked for */
+    /* Stream captures begun and not yet ended (the capture wrappers keep it): while it is
+     * zero, a warmup launch cannot be going into a capture and is not asked. */
+    _Atomic int captures;
+    /* enum timer_kind in effect for new launches: KTIME_TIMER, until CUPTI fails to start or
+     * is handed over to another client (then events). */
+    _Atomic int timing;
+    struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
+    struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
+    double start_unix;                  /* wall clock at start-up, seconds since the epoch */
+    /* KTIME_RANGE=profiler-api: 1 between a cuProfilerStart and the next cuProfilerStop
+     * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
+    _Atomic int in_range;
+    _Atomic uint64_t range_starts, range_stops, ranges;
+    uint32_t range_id;                  /* KTIME_RANGE=nvtx:NAME: NAME's range id (region.h) */
+    /* Launches past warmup made outside the range, by kernel table slot (ktab_id); NULL when
+     * KTIME_RANGE is off. */
+    _Atomic uint64_t *outside;
+    char *start_dir;                    /* the working directory at start-up, or NULL */
+    /* KTIME_FLUSH_L2: timed launches that got their flush, those whose flush the driver
+     * refused (timed warm all the same), and contexts where no scratch buffer could be had. */
+    _Atomic uint64_t flushes, flush_failed;
+    _Atomic uint32_t flush_contexts, flush_unavailable;
+    _Atomic uint64_t flush_bytes;        /* the largest scratch buffer, in bytes */
+    /* KTIME_MEMOPS: the bytes of the memory operations that succeeded, by enum memop_kind
+     * (memop.h), warmup included. */
+    _Atomic uint64_t memop_bytes[8];
+};
+
+extern struct ktime_state kt;
+
+#endif

@@ -1,0 +1,408 @@
+/* cuptitimer.c - CUPTI activity records of kernels, in a bounded pool of buffers. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION, KTIME_CUDA_LIBDIR */
+#include "cuptitimer.h"
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "dl.h"
+#include "log.h"
+#include "mpmc.h"
+#include "state.h"
+
+/* 256 KB a buffer: about 1300 kernel records; KTIME_CUPTI_BUFFER_MB of them in all. CUPTI
+ * also hands a buffer back every FLUSH_PERIOD_MS, full or not. */
+#define BUFFER_BYTES (256u * 1024u)
+#define FLUSH_PERIOD_MS 100
+
+#define CUPTI_FUNCTIONS(X)                                                                 \
+    X(ActivityRegisterCallbacks,                                                           \
+      (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))               \
+    X(ActivityEnable, (CUpti_ActivityKind))                                                \
+    X(ActivityDisable, (CUpti_ActivityKind))                                               \
+    X(ActivityFlushAll, (uint32_t))                                                        \
+    X(ActivityGetNextRecord, (uint8_t *, size_t, CUpti_Activity **))                       \
+    X(ActivityGetNumDroppedRecords, (CUcontext, uint32_t, size_t *))                       \
+    X(GetResultString, (CUptiResult, const char **))
+
+static struct {
+#define X(name, args) CUptiResult(*name) args;
+    CUPTI_FUNCTIONS(X)
+#undef X
+    CUptiResult (*ActivityFlushPeriod)(uint32_t); /* CUDA 11.1 and newer; optional */
+    CUptiResult (*GetContextId)(CUcontext, uint32_t *);                 /* optional */
+    CUptiResult (*GetStreamIdEx)(CUcontext, CUstream, uint8_t, uint32_t *); /* optional */
+    char library[PATH_MAX];
+    uint8_t **bufs;          /* nbufs buffers, allocated on first request */
+    size_t *valid;           /* bytes of records in each completed buffer */
+    uint32_t nbufs;
+    struct mpmc free_q;      /* ids of buffers CUPTI may have */
+    struct mpmc done_q;      /* ids of buffers CUPTI completed, for the drain */
+    _Atomic int active;      /* records are coming to ktime */
+    _Atomic int foreign;     /* another client showed up */
+    _Atomic int started;     /* activity tracing was enabled for ktime */
+    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers;
+    char note[192];
+    _Atomic(const char *) note_ptr;
+    pid_t pid;               /* the process that enabled CUPTI: a child never flushes */
+} cu;
+
+static void set_note(const char *fmt, const char *arg)
+{
+    snprintf(cu.note, sizeof cu.note, fmt, arg);
+    atomic_store(&cu.note_ptr, cu.note);
+}
+
+static const char *result_string(CUptiResult r)
+{
+    const char *s = NULL;
+
+    if (cu.GetResultString && cu.GetResultString(r, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "unknown CUPTI error";
+}
+
+/* ---- finding libcupti ---- */
+
+static bool try_open(const char *path, int flags)
+{
+    void *h = dlopen(path, flags);
+
+    if (!h)
+        return false;
+#define X(name, args) cu.name = (CUptiResult(*) args)dl_sym(h, "cupti" #name);
+    CUPTI_FUNCTIONS(X)
+#undef X
+    cu.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dl_sym(h, "cuptiActivityFlushPeriod");
+    cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
+    cu.GetStreamIdEx =
+        (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
+    bool ok = true;
+#define X(name, args) ok = ok && cu.name;
+    CUPTI_FUNCTIONS(X)
+#undef X
+    if (!ok) {
+        log_debug("%s has not every CUPTI activity function ktime uses", path);
+        dlclose(h);
+        return false;
+    }
+    Dl_info info;
+    if (dladdr((void *)cu.ActivityEnable, &info) && info.dli_fname)
+        snprintf(cu.library, sizeof cu.library, "%s", info.dli_fname);
+    else
+        snprintf(cu.library, sizeof cu.library, "%s", path);
+    return true;
+}
+
+/* The folder of the libcudart the process loaded, for the pip wheels' layout. */
+static bool cudart_dir(char *out, size_t size)
+{
+    static const char *const names[] = { "libcudart.so.13", "libcudart.so.12" };
+    Dl_info info;
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+        void *f = h ? dl_sym(h, "cudaGetDeviceCount") : NULL;
+        if (h)
+            dlclose(h);
+        if (f && dladdr(f, &info) && info.dli_fname) {
+            snprintf(out, size, "%s", info.dli_fname);
+            dirname(out);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* In this order: KTIME_CUPTI_LIB; a libcupti the process already loaded (PyTorch links one);
+ * the toolkit ktime was built with; the sonames of CUDA 13 and 12 on the loader's path; the
+ * NVIDIA pip wheels beside the process's libcudart. */
+static bool load_cupti(void)
+{
+    static const char *const sonames[] = { "libcupti.so.13", "libcupti.so.12", "libcupti.so" };
+    char path[PATH_MAX + 64], dir[PATH_MAX];
+
+    if (kt.cfg.cupti_lib) {
+        if (try_open(kt.cfg.cupti_lib, RTLD_NOW | RTLD_LOCAL))
+            return true;
+        log_warn("KTIME_CUPTI_LIB='%s' could not be loaded (%s); looking elsewhere",
+                 kt.cfg.cupti_lib, dlerror());
+    }
+    for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; i++)
+        if (try_open(sonames[i], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD))
+            return true;
+    snprintf(path, sizeof path, "%s/libcupti.so.13", KTIME_CUDA_LIBDIR);
+    if (try_open(path, RTLD_NOW | RTLD_LOCAL))
+        return true;
+    for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; i++)
+        if (try_open(sonames[i], RTLD_NOW | RTLD_LOCAL))
+            return true;
+    if (cudart_dir(dir, sizeof dir)) {
+        /* nvidia/cu13/lib holds both; older wheels: nvidia/cuda_runtime/lib beside
+         * nvidia/cuda_cupti/lib. */
+        snprintf(path, sizeof path, "%s/libcupti.so.13", dir);
+        if (try_open(path, RTLD_NOW | RTLD_LOCAL))
+            return true;
+        snprintf(path, sizeof path, "%s/../../cuda_cupti/lib/libcupti.so.12", dir);
+        if (try_open(path, RTLD_NOW | RTLD_LOCAL))
+            return true;
+    }
+    return false;
+}
+
+/* ---- buffers: CUPTI's threads ask and give back; the drain parses ---- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    uint32_t id;
+
+    *buffer = NULL;
+    *size = 0;
+    *max_records = 0;
+    if (!mpmc_pop(&cu.free_q, &id)) {
+        atomic_fetch_add(&cu.refused, 1); /* CUPTI drops what had no room, and counts it */
+        return;
+    }
+    if (!cu.bufs[id] && !(cu.bufs[id] = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, BUFFER_BYTES))) {
+        mpmc_push(&cu.free_q, id);
+        atomic_fetch_add(&cu.refused, 1);
+        return;
+    }
+    *buffer = cu.bufs[id];
+    *size = BUFFER_BYTES;
+}
+
+static int buffer_id(const uint8_t *buffer)
+{
+    for (uint32_t i = 0; i < cu.nbufs; i++)
+        if (cu.bufs[i] == buffer)
+            return (int)i;
+    return -1;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                      size_t size, size_t valid)
+{
+    size_t dropped = 0;
+    int id = buffer_id(buffer);
+
+    (void)size;
+    if (cu.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        atomic_fetch_add(&cu.dropped, dropped);
+    atomic_fetch_add(&cu.completed, 1);
+    if (id < 0) {
+        atomic_fetch_add(&cu.foreign_buffers, 1);
+        return; /* not one of ktime's: never parsed, never freed */
+    }
+    cu.valid[id] = valid;
+    mpmc_push(&cu.done_q, (uint32_t)id);
+}
+
+/* Records CUPTI dropped since the last buffer came back: at the end of ktime's time with
+ * CUPTI, drops after the last completed buffer (no buffer free, and none given back since)
+ * would otherwise go uncounted. */
+static void count_dropped(void)
+{
+    size_t dropped = 0;
+
+    if (cu.ActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+        atomic_fetch_add(&cu.dropped, dropped);
+}
+
+static void parse(uint8_t *buffer, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+
+    while (cu.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+            rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+            continue;
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
+                             { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
+                             (uint32_t)k->dynamicSharedMemory };
+        hw_add(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId, k->start, k->end,
+               k->graphId != 0, &sh);
+    }
+}
+
+int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name)
+{
+    uint32_t cid, sid;
+
+    if (!atomic_load(&cu.started) || !cu.GetContextId || !cu.GetStreamIdEx ||
+        cu.GetContextId(ctx, &cid) != CUPTI_SUCCESS ||
+        cu.GetStreamIdEx(ctx, s, 0, &sid) != CUPTI_SUCCESS)
+        return -1;
+    return hw_own(&kt.hw, cid, sid, name);
+}
+
+void cuptitimer_drain(void)
+{
+    uint32_t id;
+
+    if (!cu.nbufs)
+        return; /* CUPTI never started: no queues */
+    while (mpmc_pop(&cu.done_q, &id)) {
+        parse(cu.bufs[id], cu.valid[id]);
+        atomic_fetch_add_explicit(&cu.parsed, 1, memory_order_relaxed);
+        mpmc_push(&cu.free_q, id);
+    }
+}
+
+/* ---- start, hand-over, exit ---- */
+
+static bool alloc_pool(void)
+{
+    uint32_t n = (uint32_t)((size_t)kt.cfg.cupti_buffer_mb * 1024u * 1024u / BUFFER_BYTES);
+
+    if (n < 2)
+        n = 2;
+    cu.bufs = calloc(n, sizeof *cu.bufs);
+    cu.valid = calloc(n, sizeof *cu.valid);
+    if (!cu.bufs || !cu.valid || mpmc_init(&cu.free_q, n) != 0 ||
+        mpmc_init(&cu.done_q, n) != 0)
+        return false;
+    cu.nbufs = n;
+    for (uint32_t i = 0; i < n; i++)
+        mpmc_push(&cu.free_q, i);
+    return true;
+}
+
+void cuptitimer_start(void)
+{
+    static _Atomic int tried;
+    CUptiResult r;
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+
+    if (kt.cfg.timer == TIMER_EVENTS ||
+        atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON ||
+        atomic_exchange(&tried, 1))
+        return;
+    pthread_mutex_lock(&kt.setup_lock);
+    if (inj && *inj) {
+        set_note("a CUDA tool is injected (CUDA_INJECTION64_PATH=%s) and owns CUPTI; timed "
+                 "with events", inj);
+    } else if (atomic_load(&cu.foreign)) {
+        set_note("another CUPTI client (%s) was there first; timed with events",
+                 "a profiler or the program itself");
+    } else if (!load_cupti()) {
+        set_note("no libcupti could be loaded (set KTIME_CUPTI_LIB%s); timed with events", "");
+    } else if (!alloc_pool()) {
+        set_note("out of memory for CUPTI's buffers%s; timed with events", "");
+    } else if ((r = cu.ActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
+                   CUPTI_SUCCESS ||
+               (r = cu.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
+        set_note("CUPTI refused activity tracing (%s); timed with events", result_string(r));
+    } else {
+        if (cu.ActivityFlushPeriod)
+            cu.ActivityFlushPeriod(FLUSH_PERIOD_MS);
+        cu.pid = getpid();
+        atomic_store(&cu.started, 1);
+        atomic_store(&cu.active, 1);
+        kt.drain.records = cuptitimer_drain;
+        if (!kt.drain.started && drain_start(&kt.drain) != 0)
+            log_warn("could not start the drain thread; CUPTI's records are read at exit");
+        atomic_store(&kt.timing, kt.cfg.timer);
+        log_info("timing kernels with CUPTI activity records (%s)", cu.library);
+    }
+    if (!atomic_load(&cu.active)) {
+        atomic_store(&kt.timing, TIMER_EVENTS);
+        log_warn("KTIME_TIMER=%s: %s", timer_kind_name(kt.cfg.timer), cu.note);
+    }
+    pthread_mutex_unlock(&kt.setup_lock);
+}
+
+void cuptitimer_foreign(const char *what)
+{
+    if (atomic_exchange(&cu.foreign, 1))
+        return;
+    if (!atomic_load(&cu.active) || getpid() != cu.pid) {
+        log_debug("another CUPTI client calls %s", what);
+        return;
+    }
+    /* New launches go to events from here; what CUPTI holds of ktime's records comes back
+     * to ktime's callbacks before the client's replace them. */
+    atomic_store(&kt.timing, TIMER_EVENTS);
+    uint64_t before = atomic_load(&cu.completed);
+    /* A plain flush first: it hands back the records of completed kernels with their
+     * timestamps. A forced flush alone handed them back without (H200, torch.profiler). */
+    cu.ActivityFlushAll(0);
+    CUptiResult fr = cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    count_dropped();
+    CUptiResult dr = cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
+              result_string(fr), (unsigned long long)(atomic_load(&cu.completed) - before),
+              result_string(dr));
+    atomic_store(&cu.active, 0);
+    set_note("another CUPTI client (%s) took CUPTI over; later launches were timed with "
+             "events", what);
+    log_info("%s", cu.note);
+}
+
+void cuptitimer_finish(long wait_ms, uint64_t expected)
+{
+    struct timespec ms = { 0, 1000000 };
+    double waited = 0, t0 = drain_now_ms();
+
+    if (!cu.nbufs)
+        return;
+    if (atomic_load(&cu.active) && getpid() == cu.pid) {
+        /* Records come once their kernels have completed; the program may exit while its
+         * last kernels still run. */
+        log_debug("exit: waiting for CUPTI's records of %llu launches (%llu so far)",
+                  (unsigned long long)expected,
+                  (unsigned long long)(kt.hw.records - kt.hw.in_graph));
+        for (;;) {
+            cu.ActivityFlushAll(0);
+            count_dropped(); /* a dropped record will not come */
+            cuptitimer_drain();
+            if (kt.hw.records - kt.hw.in_graph + atomic_load(&cu.dropped) >= expected ||
+                waited >= wait_ms)
+                break;
+            nanosleep(&ms, NULL);
+            waited = drain_now_ms() - t0;
+        }
+        log_debug("exit: %.0f ms for CUPTI's records; forced flush", waited);
+        cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        count_dropped();
+        /* Left enabled: the process is ending, and cuptiActivityDisable from an exit handler
+         * crashed inside libcupti under a statically linked cudart (H200, CUDA 13.0). */
+        atomic_store(&cu.active, 0);
+    }
+    cuptitimer_drain();
+    log_debug("CUPTI: %llu buffers completed (%llu not ktime's), %llu parsed, %llu kernel "
+              "records", (unsigned long long)atomic_load(&cu.completed),
+              (unsigned long long)atomic_load(&cu.foreign_buffers),
+              (unsigned long long)atomic_load(&cu.parsed), (unsigned long long)kt.hw.records);
+    if (log_level >= LOG_DEBUG) {
+        struct hw_kernel *k, *tmp;
+        int n = 0;
+        HASH_ITER(hh, kt.hw.byname, k, tmp) {
+            if (n++ == 8)
+                break;
+            log_debug("CUPTI: %.60s: %llu records, %llu warmup, %llu in graphs, %llu without "
+                      "a valid end", k->name, (unsigned long long)k->records,
+                      (unsigned long long)k->warmup, (unsigned long long)k->in_graph,
+                      (unsigned long long)k->bad);
+        }
+    }
+}
+
+void cuptitimer_info(struct cuptitimer_info *out)
+{
+    out->library = cu.library[0] ? cu.library : NULL;
+    out->started = atomic_load(&cu.started);
+    out->note = atomic_load(&cu.note_ptr);
+    out->dropped = atomic_load(&cu.dropped);
+    out->refused = atomic_load(&cu.refused);
+    out->buffers = atomic_load(&cu.parsed);
+}

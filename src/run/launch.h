@@ -1,0 +1,145 @@
+/* launch.h - what every launch wrapper does around the real call. The fast path
+ * (disabled, warmup) is inline: a phase check, a table lookup and a counter. */
+#ifndef KTIME_LAUNCH_H
+#define KTIME_LAUNCH_H
+
+#include <stdbool.h>
+#include <cuda.h>
+
+#include "reentry.h"
+#include "state.h"
+
+struct gate_hint;
+
+struct launch {
+    struct ktab_entry *k;
+    struct pool *pool;
+    uint32_t slot;
+    CUstream stream;       /* where the events go: the per-thread stream made explicit */
+    struct gate_hint *hint; /* KTIME_GATE=auto: what this thread knows of the stream */
+    void *probe;           /* stop event of the stream's previous timed launch, to query */
+    bool verify;           /* not gated: check the start event is still pending once queued */
+    bool exiting;          /* made while the report was being written: only counted */
+    struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
+    uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
+};
+
+
+/* First sight of a handle: names it, installs the exit handlers. Slow path, once each. */
+void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
+
+/* The bracketing part of launch_begin(): capture check, pool, start event. first: never gated
+ * (a kernel's first launch, which may load its module; a call that may wait for its stream). */
+bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
+                        bool first);
+
+/* After the real call of a launch launch_begin() took: the stop event, or the failure. */
+void launch_end(struct launch *L, CUresult r);
+
+/* A module or library is being unloaded: its kernel handles may be reused by kernels
+ * loaded later, so they are detached from their rows (which keep their numbers). */
+void launch_module_unloading(CUmodule mod, CUlibrary lib);
+
+/* A graph was instantiated: names its row after its kernel nodes, before its first launch. */
+void launch_graph_instantiated(CUgraphExec exec, CUgraph g);
+
+/* A handle (graph exec) is destroyed: a later one at the same address is another row. */
+void launch_handle_gone(void *handle);
+
+/* KTIME_SAMPLE=k: a per-thread draw that is true about once in k calls, at random (not
+ * every k-th: periodic programs would alias). xorshift64*, seeded per thread. */
+extern __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
+uint64_t launch_rng_seed(void);
+
+static inline bool launch_drawn(void)
+{
+    uint64_t x = launch_rng ? launch_rng : launch_rng_seed();
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    launch_rng = x;
+    /* The high 32 bits of x * 0x2545F4914F6CDD1D, scaled to [0, k): 0 about once in k. */
+    return (((x * 0x2545F4914F6CDD1DULL) >> 32) * (uint64_t)kt.cfg.sample >> 32) == 0;
+}
+
+/* A launch once the report is being written: never timed. Fills L so that launch_end()
+ * counts it, as shutdown when it ran, as failed when the driver refused it (it may be shutting
+ * down). Returns false when the launch cannot be counted (kernel table full). */
+bool launch_during_exit(struct launch *L, void *handle, int kind);
+
+/* A launch that gets no events (warmup, or timed by CUPTI) while some stream captures:
+ * whether it goes into a capture (then it counts as captured, and is no warmup). */
+bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds);
+
+/* A launch past warmup that gets no events (timed by CUPTI, or left out by KTIME_SAMPLE):
+ * false when it goes into a capture (counted as captured there); else fills L so that
+ * launch_end() counts it (failed when the driver refuses it) and returns true. */
+static inline bool launch_untimed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+{
+    if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+        launch_into_capture(k, s, ptds))
+        return false;
+    L->k = k;
+    L->pool = NULL;
+    L->exiting = false;
+    return true;
+}
+
+/* cuProfilerStart (start) or cuProfilerStop returned r: with KTIME_RANGE=profiler-api, a
+ * successful call opens or closes the capture range. Counts the calls. */
+void launch_range_mark(bool start, CUresult r);
+
+/* A stream capture began (r: its result), or one ended. Keep kt.captures. */
+void launch_capture_began(CUresult r);
+void launch_capture_ended(CUresult r);
+
+/* Decides whether a launch of `handle` on stream s gets events; when it returns true
+ * launch_end() must follow the real call (the start event is recorded, or the launch is only
+ * counted there: timed by CUPTI, left out by KTIME_SAMPLE, made during the report). Never
+ * blocks. A memory operation (kind KTAB_MEMOP, handle its MEMOP_KEY) goes the same way;
+ * may_block: the call may wait for its stream, so it is never gated (it would wait for its own
+ * gate). Launches pass false, a constant. */
+static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstream s, int ptds,
+                                bool may_block)
+{
+    struct ktab_entry *k;
+    bool inserted;
+    int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
+
+    if (phase != PHASE_ON || launch_busy || !handle)
+        return phase == PHASE_EXITING && !launch_busy && handle &&
+               launch_during_exit(L, handle, kind);
+    k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
+    if (!k) {
+        atomic_fetch_add_explicit(&kt.drops[DROP_TABLE_FULL], 1, memory_order_relaxed);
+        return false;
+    }
+    if (inserted)
+        launch_first_seen(k, handle, kind);
+    uint64_t n = atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed);
+    if (n < (uint64_t)kt.cfg.warmup) {
+        /* A warmup launch, counted as such here, unless it goes into a capture (it never
+         * runs): only while a capture is open anywhere does it ask its stream. */
+        if (!(atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+              launch_into_capture(k, s, ptds)))
+            atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
+        return false;
+    }
+    /* KTIME_RANGE: past its warmup, a launch outside the range is only counted. */
+    if (kt.cfg.range != RANGE_ALL &&
+        !atomic_load_explicit(&kt.in_range, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&kt.outside[ktab_id(&kt.ktab, k)], 1, memory_order_relaxed);
+        return false;
+    }
+    /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
+     * the draw leaves untimed is still counted: captured when it goes into a capture, and
+     * failed when the driver refuses it (launch_end, with no pool). */
+    if (kt.cfg.sample > 1 &&
+        atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI &&
+        !launch_drawn())
+        return launch_untimed(L, k, s, ptds);
+    return launch_begin_timed(L, k, s, ptds, n == 0 || may_block);
+}
+
+#endif
