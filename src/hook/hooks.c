@@ -595,7 +595,7 @@ CUresult cuProfilerStart(void)
 {
     REAL_OR_FAIL(profiler_fn, HOOK_cuProfilerStart);
     CUresult r = real();
-    launch_range_mark(true, r);
+    capture_mark(true, r);
     return r;
 }
 
@@ -603,7 +603,7 @@ CUresult cuProfilerStop(void)
 {
     REAL_OR_FAIL(profiler_fn, HOOK_cuProfilerStop);
     CUresult r = real();
-    launch_range_mark(false, r);
+    capture_mark(false, r);
     return r;
 }
 

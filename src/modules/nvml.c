@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "lifecycle.h"
 #include "dl.h"
 #include "log.h"
+#include "module.h"
 #include "state.h"
 
 /* ---- NVML's ABI: the few types and functions ktime uses (nvml.h is not part of every
@@ -528,3 +528,21 @@ const struct conditions *nvml_finish(const int *ordinals, int n, long wait_ms)
     }
     return &cond;
 }
+
+/* The run's conditions: the sampler's last reading of the report's devices. */
+static void nvml_end(struct module_end *e, struct report *r)
+{
+    int ordinals[KTIME_MAX_DEVICES];
+    int n = atomic_load(&kt.ndevices);
+
+    for (int d = 0; d < n; d++)
+        ordinals[d] = kt.devices[d].ordinal;
+    r->conditions = nvml_finish(ordinals, n,
+                                e->budget_ms(kt.cfg.exit_wait_ms > 500 ? kt.cfg.exit_wait_ms : 500));
+}
+
+const struct ktime_module nvml_module = {
+    .name = "nvml",
+    .first_launch = nvml_start,
+    .end = nvml_end,
+};

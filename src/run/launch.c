@@ -7,13 +7,15 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cuptitimer.h"
 #include "driver.h"
+#include "flush.h"
 #include "gatewatch.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "memop.h"
+#include "modules.h"
 #include "region.h"
+#include "tracing.h"
 
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
 
@@ -124,9 +126,8 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
         snprintf(label, sizeof label, "<kernel %p>", handle);
     }
     ktab_set_name(k, name);
-    /* CUPTI first, before the first kernel runs; then the exit handlers (and, with events,
-     * the NVML sampler: nvml.c says why not beside CUPTI). */
-    cuptitimer_start();
+    /* The modules first (CUPTI, before the first kernel runs); then the exit handlers. */
+    modules_first_launch();
     ktime_register_exit();
     launch_busy = 0;
 }
@@ -169,36 +170,6 @@ static struct pool *pool_for(CUcontext ctx)
     return tls_pool;
 }
 
-/* KTIME_TRACE: the pool's reference event, on the stream of its first timed launch, just
- * before that launch's start event. Once per context. */
-static void trace_anchor(struct pool *p, CUstream es)
-{
-    int expected = 0;
-    struct timespec now;
-
-    if (!atomic_compare_exchange_strong(&p->anchor_state, &expected, 1))
-        return;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    p->anchor_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-    atomic_store_explicit(&p->anchor_state,
-                          drv.EventRecord((CUevent)p->anchor, es) == CUDA_SUCCESS ? 2 : 3,
-                          memory_order_release);
-}
-
-/* KTIME_FLUSH_L2: overwrites the context's scratch buffer on es, so that the launch about to
- * be bracketed starts with none of its data in L2. Queued before the gate and the start
- * event: outside the interval. A refusal leaves the launch timed warm, counted. */
-static void flush_l2(struct pool *p, CUstream es)
-{
-    if (!p->flush_ptr)
-        return;
-    if (drv.MemsetD32Async((CUdeviceptr)p->flush_ptr, 0, (size_t)(p->flush_bytes / 4), es) ==
-        CUDA_SUCCESS)
-        atomic_fetch_add_explicit(&kt.flushes, 1, memory_order_relaxed);
-    else
-        atomic_fetch_add_explicit(&kt.flush_failed, 1, memory_order_relaxed);
-}
-
 /* KTIME_FLUSH_L2 with KTIME_TIMER=cupti: no events, but the flush all the same, where a flush
  * is allowed (never into a capture: it would become a node of the program's graph). */
 static void flush_l2_untimed(CUstream s, int ptds)
@@ -214,7 +185,7 @@ static void flush_l2_untimed(CUstream s, int ptds)
         (special_stream(es) ? drv.CtxGetCurrent(&ctx) : drv.StreamGetCtx(es, &ctx)) ==
             CUDA_SUCCESS &&
         ctx && (p = pool_for(ctx)))
-        flush_l2(p, es);
+        flush_l2_before(p, es);
     launch_busy = 0;
 }
 
@@ -284,8 +255,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             first = true;
         }
     }
-    if (p->flush_ptr)
-        flush_l2(p, es);
+    flush_l2_before(p, es);
     bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;
     if (gate && kt.cfg.gate == GATE_AUTO) {
         struct gate_hint *h = hint_for(es, p);
@@ -327,8 +297,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->exiting = false;
     L->slot = slot;
     L->stream = es;
-    if (p->anchor && atomic_load_explicit(&p->anchor_state, memory_order_acquire) == 0)
-        trace_anchor(p, es);
+    tracing_anchor_before(p, es);
     r = drv.EventRecord((CUevent)p->slots[slot].start, es);
     if (r != CUDA_SUCCESS) {
         gate_open(L);
@@ -451,19 +420,6 @@ bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
     }
     return captured;
-}
-
-void launch_range_mark(bool start, CUresult r)
-{
-    /* A failed call changes nothing for a profiler either (no context, say). */
-    if (kt.cfg.range == RANGE_ALL || r != CUDA_SUCCESS)
-        return;
-    atomic_fetch_add_explicit(start ? &kt.range_starts : &kt.range_stops, 1,
-                              memory_order_relaxed);
-    if (atomic_exchange_explicit(&kt.in_range, start, memory_order_relaxed) != start && start)
-        atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
-    log_debug("%s: capture range %s", start ? "cuProfilerStart" : "cuProfilerStop",
-              start ? "open" : "closed");
 }
 
 void launch_capture_began(CUresult r)
