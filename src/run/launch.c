@@ -189,6 +189,53 @@ static void flush_l2_untimed(CUstream s, int ptds)
     launch_busy = 0;
 }
 
+/* KTIME_GATE=auto: whether this launch on es is gated, from what this thread knows of the
+ * stream (the comment above GATE_HINTS); sets L's hint, probe and verify. */
+static inline bool gate_auto(struct launch *L, struct pool *p, CUstream es)
+{
+    struct gate_hint *h = hint_for(es, p);
+    bool gate = true;
+
+    L->hint = h;
+    if (h->ungated) {
+        /* The program may have waited for the GPU since (a synchronize at the end of an
+         * iteration): if this thread's last bracket here has completed, the stream may
+         * be idle, and this launch is gated. Otherwise its check would find the start
+         * event fired and drop the sample, and the first kernel after each synchronize
+         * would never be timed. */
+        if (h->last_stop && query_relaxed(h->last_stop) == CUDA_ERROR_NOT_READY) {
+            gate = false;
+            L->verify = true;
+        } else {
+            h->ungated = false;
+            h->probe = 0;
+        }
+    } else if (h->last_stop && ++h->probe >= h->every) {
+        h->probe = 0;
+        L->probe = h->last_stop;
+    }
+    return gate;
+}
+
+/* Closes the launch gate of p's slot on es: the stream waits before the start event until
+ * launch_end opens it. A wait the driver refuses leaves the launch ungated. */
+static inline void gate_close(struct pool *p, uint32_t slot, CUstream es)
+{
+    struct pool_slot *sl = &p->slots[slot];
+    uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
+
+    sl->seq = gen;
+    atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
+    atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
+    gatewatch_kick();
+    if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
+        CUDA_SUCCESS) {
+        sl->gen = gen;
+    } else {
+        atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
+    }
+}
+
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first)
 {
@@ -257,41 +304,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     }
     flush_l2_before(p, es);
     bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;
-    if (gate && kt.cfg.gate == GATE_AUTO) {
-        struct gate_hint *h = hint_for(es, p);
-        L->hint = h;
-        if (h->ungated) {
-            /* The program may have waited for the GPU since (a synchronize at the end of an
-             * iteration): if this thread's last bracket here has completed, the stream may
-             * be idle, and this launch is gated. Otherwise its check would find the start
-             * event fired and drop the sample, and the first kernel after each synchronize
-             * would never be timed. */
-            if (h->last_stop && query_relaxed(h->last_stop) == CUDA_ERROR_NOT_READY) {
-                gate = false;
-                L->verify = true;
-            } else {
-                h->ungated = false;
-                h->probe = 0;
-            }
-        } else if (h->last_stop && ++h->probe >= h->every) {
-            h->probe = 0;
-            L->probe = h->last_stop;
-        }
-    }
-    if (gate) {
-        struct pool_slot *sl = &p->slots[slot];
-        uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
-        sl->seq = gen;
-        atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
-        atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
-        gatewatch_kick();
-        if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
-            CUDA_SUCCESS) {
-            sl->gen = gen;
-        } else {
-            atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
-        }
-    }
+    if (gate && kt.cfg.gate == GATE_AUTO)
+        gate = gate_auto(L, p, es);
+    if (gate)
+        gate_close(p, slot, es);
     L->k = k;
     L->pool = p;
     L->exiting = false;
