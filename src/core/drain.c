@@ -234,9 +234,8 @@ static void compact_pending(struct pool *p)
  * its size (at least 1024 pairs more), since a burst of launches outruns small targets. A pass
  * makes at most DRAIN_GROW_STEP pairs and spends at most DRAIN_GROW_BUDGET_NS on them, each
  * published at once, and folds completed pairs in between: creating an event waits inside the
- * driver behind the threads that launch (7 to 38 us an event with 4 threads launching, in two
- * H200 runs), so 256 pairs could hold the drain for 10 ms while every launch found the pool
- * empty (and making 12 288 in one pass, as ktime once did, about 150 ms). */
+ * driver behind the threads that launch, so making many pairs in one pass would hold the
+ * drain for milliseconds while every launch found the pool empty. */
 static void grow_step(struct drain *d, struct pool *p)
 {
     uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed), made = 0, n;
@@ -451,11 +450,11 @@ double drain_now_ms(void)
     return (double)monotonic_ns() / 1e6;
 }
 
-/* How long the drain sleeps between passes. Never spinning matters: a query costs the
- * driver 1 to 2 us while the program launches (H200, tools/bench/eventcost), and a pass makes
- * a few per stream however many pairs completed. Batching completions 500 us at a time keeps
- * the queries near 0.1 per sample at 200k launches/s (the pool starts at 1024 pairs: room for
- * 2 ms of them); idle, it backs off to 2 ms. Exit and context releases do not wait for it. */
+/* How long the drain sleeps between passes. Never spinning matters: a query costs the driver
+ * time while the program launches (tools/bench/eventcost), and a pass makes a few per stream
+ * however many pairs completed. Batching completions 500 us at a time keeps the queries to a
+ * small fraction of the samples at high launch rates (the pool's first 1024 pairs have room
+ * for them); idle, it backs off to 2 ms. Exit and context releases do not wait for it. */
 #define DRAIN_BUSY_SLEEP_US 500
 #define DRAIN_IDLE_MAX_US 2000
 

@@ -338,7 +338,8 @@ void cuptitimer_foreign(const char *what)
     atomic_store(&kt.timing, TIMER_EVENTS);
     uint64_t before = atomic_load(&lib.completed);
     /* A plain flush first: it hands back the records of completed kernels with their
-     * timestamps. A forced flush alone handed them back without (H200, torch.profiler). */
+     * timestamps; a forced flush alone may hand them back without (docs/design.md, "Facts
+     * the code rests on"). */
     lib.ActivityFlushAll(0);
     CUptiResult fr = lib.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_dropped();
@@ -379,7 +380,7 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
         lib.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         count_dropped();
         /* Left enabled: the process is ending, and cuptiActivityDisable from an exit handler
-         * crashed inside libcupti under a statically linked cudart (H200, CUDA 13.0). */
+         * can crash inside libcupti under a statically linked cudart. */
         atomic_store(&lib.active, 0);
     }
     cuptitimer_drain();

@@ -236,9 +236,8 @@ int floor_measure(struct report_device *devs, int n, long wait_ms)
     int launched = 0;
 
     /* An injected or preloaded tool (compute-sanitizer, Nsight) instruments or serializes
-     * launches: the floor would measure the tool. compute-sanitizer crashed in the floor's
-     * launch at exit (H200, CUDA 13.0), and it sets no CUDA_INJECTION64_PATH: its libraries
-     * are looked for by name. */
+     * launches: the floor would measure the tool, and compute-sanitizer can crash in a launch
+     * made at exit. It sets no CUDA_INJECTION64_PATH: its libraries are looked for by name. */
     if (!have_functions() || (inj && *inj) || instrumented())
         return 0;
     for (int i = 0; i < n; i++) {

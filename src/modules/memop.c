@@ -37,10 +37,10 @@ static unsigned int where(CUdeviceptr ptr, int *ordinal)
 
     if (!drv.PointerGetAttributes || !ktime_driver_ready())
         return 0;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (drv.PointerGetAttributes(2, attrs, data, ptr) != CUDA_SUCCESS)
         type = 0;
-    launch_busy = 0;
+    inside_ktime = 0;
     if (ordinal)
         *ordinal = dev;
     return type;

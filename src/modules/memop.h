@@ -50,7 +50,7 @@ static inline bool memop_wanted(void)
 {
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    return (phase == PHASE_ON || phase == PHASE_EXITING) && !launch_busy && kt.cfg.memops;
+    return (phase == PHASE_ON || phase == PHASE_EXITING) && !inside_ktime && kt.cfg.memops;
 }
 
 /* Classifiers, called by the wrappers once memop_wanted() said yes. `async`: the stream form.

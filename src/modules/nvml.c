@@ -443,10 +443,9 @@ void nvml_start(void)
     smp.self = (long)getpid();
     dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
     snprintf(smp.mps_dir, sizeof smp.mps_dir, "%s", dir && *dir ? dir : "/tmp/nvidia-mps");
-    /* Beside the CUPTI timer, no sampler thread: on an H100 (driver 580.159.04) a thread
-     * reading NVML and the driver while CUPTI traced the program's kernels left app_paths
-     * stuck on a lock (5 runs of 5 with a trace; docs/results/README.md). The conditions are
-     * then read once, at exit (nvml_finish). */
+    /* Beside the CUPTI timer, no sampler thread: a thread reading NVML and the driver while
+     * CUPTI traces the program's kernels can leave the program stuck on a lock (docs/design.md,
+     * "Facts the code rests on"). The conditions are then read once, at exit (nvml_finish). */
     if (kt.cfg.timer != TIMER_EVENTS) {
         smp.at_exit_only = true;
         return;

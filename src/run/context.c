@@ -16,9 +16,9 @@
 #include "state.h"
 #include "sysinfo.h"
 
-/* Pairs made at a context's first timed launch (~1 ms). The drain grows the pool 4x at a
- * time as soon as it runs short, publishing each new pair at once; with 256 to start, two
- * threads bursting launches on an H200 still ran it dry. */
+/* Pairs made at a context's first timed launch. The drain grows the pool 4x at a time as
+ * soon as it runs short, publishing each new pair at once; a smaller start leaves a burst of
+ * launches from a few threads with an empty pool before the drain catches up. */
 #define POOL_INITIAL_PAIRS 1024
 
 /* Pinned, device-mapped words for the launch gates of one pool, in the current context.

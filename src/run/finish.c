@@ -64,11 +64,11 @@ void finish_image_end(void)
     /* Once the report is done (phase EXITING), or in a child ktime is off in, nothing. */
     if (getpid() == kt.owner && atomic_load(&kt.registered) &&
         atomic_load(&kt.phase) == PHASE_ON) {
-        int busy = launch_busy;
+        int busy = inside_ktime;
         log_debug("the process image ends without exit handlers (exec or _exit): the report now");
         finish_report(0);
         /* Should the exec fail, this thread's later launches are counted (as shutdown). */
-        launch_busy = busy;
+        inside_ktime = busy;
     }
     errno = saved;
 }
@@ -236,7 +236,7 @@ void finish_report(double deadline)
     if (getpid() != kt.owner ||
         !atomic_compare_exchange_strong(&kt.phase, &expected, PHASE_EXITING))
         return;
-    launch_busy = 1;
+    inside_ktime = 1;
     deadline_ms = deadline;
     signals_report_step(SIGNALS_STEP_DRAIN);
     t0 = drain_now_ms();

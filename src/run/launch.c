@@ -32,12 +32,12 @@ uint64_t launch_rng_seed(void)
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
 
-/* KTIME_GATE=auto. A gate costs about 2 us of GPU time per launch (H200), and it is only
- * needed where the stream may be idle when the start event reaches the GPU. Where the GPU is
- * behind, the start event, the kernel and the stop event are all queued before the GPU gets
- * to the start event, and the interval is the same as with a gate. So each thread keeps, per
- * stream it launches on (a few, in a small direct-mapped table), whether the GPU was found
- * behind there:
+/* KTIME_GATE=auto. A gate costs GPU time on every launch (docs/design.md, "Facts the code
+ * rests on"), and it is only needed where the stream may be idle when the start event reaches
+ * the GPU. Where the GPU is behind, the start event, the kernel and the stop event are all
+ * queued before the GPU gets to the start event, and the interval is the same as with a gate.
+ * So each thread keeps, per stream it launches on (a few, in a small direct-mapped table),
+ * whether the GPU was found behind there:
  *  - gated (the initial state): a gated launch now and then (see below) queries, before
  *    opening its gate, the stop event of the stream's previous timed launch; still pending
  *    means the GPU is behind, and the stream's next launches go ungated;
@@ -48,13 +48,13 @@ static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")))
  *    before the GPU reached it: the sample is exact. Already fired (or any error) means the
  *    stream went idle in between: the sample may include submission time, so it is dropped
  *    (gate_late) and the stream is gated again.
- * A query of a completed event costs 1.3 to 2 us of CPU while the program launches (H200),
- * so the probes back off: every 16th gated launch at first, twice as rarely after each probe
- * that finds the GPU idle and after each gate_late, down to every 256th; 64 ungated launches
- * in a row bring it back to 16. Where the GPU and the CPU run at about the same speed (tiny
- * kernels back to back) the stream then stays gated most of the time instead of flapping.
- * A hint is only a hint: a stale one costs a dropped sample, never a wrong one. The queries
- * run in RELAXED capture mode so that they never invalidate another thread's capture. */
+ * A query of a completed event costs CPU time while the program launches, so the probes back
+ * off: every 16th gated launch at first, twice as rarely after each probe that finds the GPU
+ * idle and after each gate_late, down to every 256th; 64 ungated launches in a row bring it
+ * back to 16. Where the GPU and the CPU run at about the same speed (tiny kernels back to
+ * back) the stream then stays gated most of the time instead of flapping. A hint is only a
+ * hint: a stale one costs a dropped sample, never a wrong one. The queries run in RELAXED
+ * capture mode so that they never invalidate another thread's capture. */
 #define GATE_HINTS 8
 #define GATE_PROBE_MIN 16
 #define GATE_PROBE_MAX 256
@@ -113,7 +113,7 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     char label[64];
     const char *name = label;
 
-    launch_busy = 1;
+    inside_ktime = 1;
     atomic_store_explicit(&k->kind, (uint16_t)kind, memory_order_relaxed);
     /* A kernel's name is kept whole, whatever its length: rows are keyed by it. */
     if (kind == KTAB_GRAPH)
@@ -129,7 +129,7 @@ void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
     /* The modules first (CUPTI, before the first kernel runs); then the exit handlers. */
     modules_first_launch();
     ktime_register_exit();
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 /* Lets the stream past the launch's gate. Must follow every gated launch_begin_timed(),
@@ -179,14 +179,14 @@ static void flush_l2_untimed(CUstream s, int ptds)
     CUcontext ctx = NULL;
     struct pool *p;
 
-    launch_busy = 1;
+    inside_ktime = 1;
     if (ktime_driver_ready() && drv.StreamIsCapturing(es, &cs) == CUDA_SUCCESS &&
         cs == CU_STREAM_CAPTURE_STATUS_NONE &&
         (special_stream(es) ? drv.CtxGetCurrent(&ctx) : drv.StreamGetCtx(es, &ctx)) ==
             CUDA_SUCCESS &&
         ctx && (p = pool_for(ctx)))
         flush_l2_before(p, es);
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 /* KTIME_GATE=auto: whether this launch on es is gated, from what this thread knows of the
@@ -256,7 +256,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             flush_l2_untimed(s, ptds);
         return true;
     }
-    launch_busy = 1;
+    inside_ktime = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
         goto untimed;
@@ -328,10 +328,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         }
         goto untimed;
     }
-    launch_busy = 0;
+    inside_ktime = 0;
     return true;
 untimed:
-    launch_busy = 0;
+    inside_ktime = 0;
     return false;
 }
 
@@ -356,7 +356,7 @@ void launch_end(struct launch *L, CUresult r)
         pool_release(L->pool, L->slot);
         return;
     }
-    launch_busy = 1;
+    inside_ktime = 1;
     CUresult stop = drv.EventRecord((CUevent)s->stop, L->stream);
     struct gate_hint *h = L->hint;
     /* Still pending behind our closed gate: the GPU is behind on this stream. */
@@ -394,11 +394,11 @@ void launch_end(struct launch *L, CUresult r)
         s->bytes = L->bytes;
         s->region = (uint16_t)region_current();
         /* Per-thread default streams share one handle value: tell threads apart. */
-        s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
+        s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime
                                                       : (uintptr_t)L->stream;
         pool_submit(L->pool, L->slot);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 bool launch_during_exit(struct launch *L, void *handle, int kind)
@@ -426,11 +426,11 @@ bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)
 
     if (!ktime_driver_ready())
         return false;
-    launch_busy = 1;
+    inside_ktime = 1;
     /* As on the timed path, an error counts as capturing. */
     captured = drv.StreamIsCapturing(es, &cs) != CUDA_SUCCESS ||
                cs != CU_STREAM_CAPTURE_STATUS_NONE;
-    launch_busy = 0;
+    inside_ktime = 0;
     if (captured) {
         atomic_fetch_sub_explicit(&k->calls, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
@@ -469,10 +469,10 @@ void launch_module_unloading(CUmodule mod, CUlibrary lib)
     unsigned int n = 0;
     void **handles;
 
-    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || inside_ktime ||
         !ktime_driver_ready())
         return;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (mod && drv.ModuleGetFunctionCount && drv.ModuleEnumerateFunctions &&
         drv.ModuleGetFunctionCount(&n, mod) == CUDA_SUCCESS && n > 0 &&
         (handles = calloc(n, sizeof *handles))) {
@@ -488,7 +488,7 @@ void launch_module_unloading(CUmodule mod, CUlibrary lib)
                 ktab_retire(&kt.ktab, (uintptr_t)handles[i]);
         free(handles);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
@@ -500,10 +500,10 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
     char name[96];
     bool inserted;
 
-    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || inside_ktime ||
         !exec || !ktime_driver_ready())
         return;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (drv.GraphGetNodes && drv.GraphNodeGetType &&
         drv.GraphGetNodes(g, NULL, &n) == CUDA_SUCCESS && n > 0 &&
         (nodes = calloc(n, sizeof *nodes))) {
@@ -524,5 +524,5 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
         atomic_store_explicit(&e->kind, (uint16_t)KTAB_GRAPH, memory_order_relaxed);
         ktab_set_name(e, name);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }

@@ -104,8 +104,8 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     bool inserted;
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    if (phase != PHASE_ON || launch_busy || !handle)
-        return phase == PHASE_EXITING && !launch_busy && handle &&
+    if (phase != PHASE_ON || inside_ktime || !handle)
+        return phase == PHASE_EXITING && !inside_ktime && handle &&
                launch_during_exit(L, handle, kind);
     k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
     if (!k) {

@@ -109,7 +109,7 @@ int fx_setup(void **state)
     atomic_store(&kt.driver_state, 1);
     atomic_store(&kt.registered, 1);
     atomic_store(&kt.phase, PHASE_ON);
-    launch_busy = 0;
+    inside_ktime = 0;
     return 0;
 }
 

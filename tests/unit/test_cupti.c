@@ -1,5 +1,5 @@
 /* test_cupti.c - the CUPTI timer's record handling (cuptitimer.c's buffers and parse path,
- * hw.c's aggregates, collect.c's collect_hw) with a fake libcupti (fakecupti_unit.c) whose
+ * hw.c's aggregates, cuptireport.c's rows) with a fake libcupti (fakecupti_unit.c) whose
  * records the test writes: records by kernel, warmup by record on any device, graph nodes,
  * records without a valid end, dropped records, the timing floor's stream (floor.c) named
  * whatever CUPTI calls it, KTIME_TIMER=both, and the hand-over to another CUPTI client.
