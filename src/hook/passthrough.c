@@ -14,7 +14,9 @@
 #define HOOK_LAUNCH(name, kind, ptds, params, args, handle, stream, shp)
 #define HOOK_OTHER(name)
 #define HOOK_MEMOP(name, ptds, params, args, stream, desc)
-#define HOOK_RUNTIME(name, params, args) typedef cudaError_t (*name##_fn) params;
+#define HOOK_RUNTIME(name, params, args)                                                   \
+    typedef cudaError_t (*name##_fn) params;                                               \
+    KTIME_EXPORT cudaError_t name params;
 #include "hooks.def"
 #undef HOOK_LAUNCH
 #undef HOOK_OTHER
