@@ -1,9 +1,12 @@
-/* dump.c - KTIME_DUMP_SAMPLES (dump.h). Only the drain thread writes (or the exit path once the
- * drain thread has stopped): never an application thread, never the launch path. Its own
- * buffer and output_write(), never the output's stdio buffer (left empty): a forked child's
- * exit would flush a copy of a stdio buffer into the parent's file a second time. */
+/* dump.c - the samples dump (KTIME_DUMP_SAMPLES): every timed sample of the run, one line
+ * each, so that the report's statistics and quantiles can be checked against the raw samples
+ * of the same run. The module's start hooks the drain's and the CUPTI timer's samples; the
+ * file is made on the first sample and closed at the end of the run once every sample is in.
+ * Only the drain thread writes (or the exit path once the drain thread has stopped): never an
+ * application thread, never the launch path. Its own buffer and output_write(), never the
+ * output's stdio buffer (left empty): a forked child's exit would flush a copy of a stdio
+ * buffer into the parent's file a second time. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
-#include "dump.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuptitimer.h"
 #include "log.h"
+#include "module.h"
 #include "names.h"
 #include "outpath.h"
 #include "output.h"
@@ -116,18 +121,23 @@ static void dump_event_sample(uint32_t kernel, int device, double us)
     dump_line(e ? atomic_load(&e->name) : NULL, device, us);
 }
 
-void dump_setup(void)
+static bool dump_start(void)
 {
     if (!kt.cfg.dump)
-        return;
+        return false;
     kt.drain.sample = dump_event_sample;
-    kt.hw.sample = dump_line;
+    cuptitimer_records()->sample = dump_line;
+    return true;
 }
 
-void dump_close(void)
+/* Writes out and closes the file, once every sample is in (the drain thread stopped, and the
+ * CUPTI timer's last records parsed). */
+static void dump_end(struct module_end *e, struct report *r)
 {
     const char *why = NULL;
 
+    if (!e->stopped)
+        return;
     if (dump_state > 0 && dump_pid == getpid()) {
         dump_flush();
         bool failed = dump_state == 2;
@@ -138,3 +148,9 @@ void dump_close(void)
     }
     dump_state = -1;
 }
+
+const struct ktime_module dump_module = {
+    .name = "dump",
+    .start = dump_start,
+    .end = dump_end,
+};

@@ -7,9 +7,10 @@
 
 /* Starts the sampler thread once (unless KTIME_NVML=0): it loads NVML, then reads the
  * conditions of every device this process has a context on, every KTIME_NVML_INTERVAL_MS.
- * Called at the first launch (ktime_register_exit); a failure only means "not checked".
- * When the calling thread has a range of the program's open (region.h), the thread starts
- * later, at nvml_ranges_closed(), so that NVML's start-up is in no range's time. */
+ * Called at each first sight of a kernel (the module's first_launch); a failure only means
+ * "not checked". When the calling thread has a range of the program's open (region.h), the
+ * thread starts later, at nvml_ranges_closed(), so that NVML's start-up is in no range's
+ * time. */
 void nvml_start(void);
 
 /* A range was popped: starts the sampler that nvml_start() deferred, once the calling

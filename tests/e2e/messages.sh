@@ -67,7 +67,9 @@ run_ktime sevents KTIME_SAMPLE=10 KTIME_OUTPUT="$tmp/sevents.json" "$A" k=250000
 check "KTIME_SAMPLE=10 with events: no such warning" lacks sevents "works with the events timer only"
 
 # --- two processes, one report file -------------------------------------------------------------
-printf '#!/bin/sh\n"$@" || exit\nexec "$@"\n' >"$tmp/twice"
+# The tree's start is known to a clock tick (10 ms), rounded up so that a report written just
+# before the run is never taken for one of it: the first process starts well after that.
+printf '#!/bin/sh\nsleep 0.1\n"$@" || exit\nexec "$@"\n' >"$tmp/twice"
 chmod +x "$tmp/twice"
 run_ktime two KTIME_OUTPUT="$tmp/two.json" "$tmp/twice" "$A" k=250000:20
 first=$(sed -n 's/^ktime: warning: .* another process (pid \([0-9]*\)) .*/\1/p' "$tmp/two.err")
