@@ -558,8 +558,8 @@ void config_warn_unknown(char *const *envp, bool loud)
             log_msg(level, "%.*s is not a ktime variable and is ignored; did you mean %s?",
                     (int)n, *e, near);
         else
-            log_msg(level, "%.*s is not a ktime variable and is ignored (README.md lists "
-                    "them)", (int)n, *e);
+            log_msg(level, "%.*s is not a ktime variable and is ignored (ktime --help "
+                    "lists them)", (int)n, *e);
     }
 }
 
