@@ -280,7 +280,7 @@ def rank_label(e, i):
 
 MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
 MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
-                "outside_range", "unsampled", "ungated", "bytes", "timed_bytes")
+                "outside_range", "paused", "unsampled", "ungated", "bytes", "timed_bytes")
 
 
 def group_by(items, key):

@@ -233,6 +233,17 @@ struct rm_merged {
     size_t nhosts;
 };
 
+/* A report written while the process ran (KTIME_INTERVAL, ktime ctl snapshot), or the final
+ * one of a process that wrote such snapshots. */
+struct rm_snapshot {
+    uint64_t seq;              /* the reports the process had written, this one included */
+    const char *at;            /* when its counts were read (ISO 8601); NULL: null */
+    bool final;                /* the report at exit */
+    long interval_s;           /* KTIME_INTERVAL; 0: snapshots on request only */
+    uint64_t resets;           /* ktime ctl reset: how often the counts started afresh */
+    const char *since;         /* what the counts cover: from this moment (ISO 8601); NULL: null */
+};
+
 struct rm_totals {
     uint64_t n[RM_NTOTALS];    /* enum rm_total */
     uint64_t drops[RM_NDROPS]; /* enum rm_drop */
@@ -253,6 +264,7 @@ struct model {
     long rank, local_rank;     /* the same as numbers (JSON); < 0: null */
     long world_size;           /* <= 0: null */
     const char *start_time, *end_time; /* ISO 8601, NULL: null */
+    struct rm_snapshot *snapshot; /* NULL: not a snapshot (the process wrote none) */
     const char *timing_method; /* "cuda-events", "cupti-activity", ... */
     bool launch_gate;
     const char *gate, *gate_requested; /* auto, on, off (merged: maybe "mixed") */

@@ -283,7 +283,7 @@ counts_match() {
 
 # accounting REPORT: every launch is in exactly one bucket.
 #   each row:  calls = warmup_skipped + captured + dropped + failed + timed + incomplete +
-#              outside_range
+#              outside_range + paused
 #   totals:    each bucket is the sum over rows (failed: failed_launches; calls:
 #              launches_seen); dropped = sum of dropped_reasons; incomplete_at_exit is at
 #              most the rows' incomplete (which also counts launches whose context died)
@@ -295,20 +295,20 @@ accounting() {
     _i=0
     while [ "$_i" -lt "$_n" ]; do
         _t=0
-        for _q in warmup_skipped captured dropped failed timed incomplete outside_range; do
+        for _q in warmup_skipped captured dropped failed timed incomplete outside_range paused; do
             _v=$(jv "$_rep" "kernels[$_i].$_q")
             [ -n "$_v" ] || { echo "kernels[$_i]: $_q missing"; _bad=1; _v=0; }
             _t=$((_t + _v))
         done
         _c=$(jv "$_rep" "kernels[$_i].calls")
         if [ "$_c" != "$_t" ]; then
-            echo "kernels[$_i] ($(jv "$_rep" "kernels[$_i].mangled")): calls $_c != warmup_skipped+captured+dropped+failed+timed+incomplete+outside_range = $_t"
+            echo "kernels[$_i] ($(jv "$_rep" "kernels[$_i].mangled")): calls $_c != warmup_skipped+captured+dropped+failed+timed+incomplete+outside_range+paused = $_t"
             _bad=1
         fi
         _i=$((_i + 1))
     done
     for _q in warmup_skipped:warmup_skipped captured:captured dropped:dropped failed:failed_launches timed:timed \
-        outside_range:outside_range calls:launches_seen; do
+        outside_range:outside_range paused:paused calls:launches_seen; do
         _kq=${_q%%:*}
         _tq=${_q#*:}
         _s=$("$JCHECK" "$_rep" "kernels[].$_kq|sum" 2>/dev/null)
