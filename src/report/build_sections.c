@@ -192,6 +192,8 @@ int build_header(struct model *m, const struct report *r)
         s->interval_s = r->snapshot->interval_s;
         s->resets = r->snapshot->resets;
         s->since = iso_time(m, r->snapshot->since_unix);
+        s->paused = r->snapshot->paused;
+        s->at_unix = r->snapshot->at_unix;
     }
     m->note = model_strdup(m, r->note);
     if (build_settings(m, r) != 0 || build_devices(m, r) != 0)

@@ -153,6 +153,7 @@ void json_header(struct jw *w, const struct model *m)
         jw_i64(w, "interval_s", s->interval_s);
         jw_u64(w, "resets", s->resets);
         jw_str_or_null(w, "since", s->since);
+        jw_bool(w, "paused", s->paused);
         jw_close(w);
     }
     json_settings(w, m);

@@ -118,7 +118,8 @@ static bool rd_snapshot(struct rd *r, const struct jv *root)
            rd_bool(r, o, "snapshot", "final", false, &s->final) &&
            rd_long(r, o, "snapshot", "interval_s", &s->interval_s) &&
            rd_count(r, o, "snapshot", "resets", false, 0, &s->resets) &&
-           rd_str(r, o, "snapshot", "since", false, NULL, &s->since);
+           rd_str(r, o, "snapshot", "since", false, NULL, &s->since) &&
+           rd_bool(r, o, "snapshot", "paused", false, &s->paused);
 }
 
 static bool rd_header(struct rd *r, const struct jv *root)

@@ -97,6 +97,7 @@ struct report_snapshot {
     long interval_s;                /* KTIME_INTERVAL, 0: snapshots on request only */
     uint64_t resets;                /* ktime ctl reset: the counts started afresh this often */
     double since_unix;              /* what the counts cover: from ktime's start or the last reset */
+    bool paused;                    /* timing was off (ktime ctl off) when they were read */
 };
 
 struct report {

@@ -48,9 +48,10 @@ static void text_who(FILE *f, const struct model *m)
         if (s->final)
             fprintf(f, "snapshot %llu, the final report (at exit)\n", (unsigned long long)s->seq);
         else
-            fprintf(f, "snapshot %llu at %s, while the program runs%s\n", (unsigned long long)s->seq,
-                    s->at ? s->at : "an unknown time",
-                    s->interval_s > 0 ? "" : " (on request)");
+            fprintf(f, "snapshot %llu at %s, while the program runs%s%s\n",
+                    (unsigned long long)s->seq, s->at ? s->at : "an unknown time",
+                    s->interval_s > 0 ? "" : " (on request)",
+                    s->paused ? "; timing off (ktime ctl)" : "");
         if (s->resets)
             fprintf(f, "counts   since %s (reset %llu time%s by ktime ctl)\n",
                     s->since ? s->since : "an unknown time", (unsigned long long)s->resets,

@@ -51,6 +51,7 @@ tests/e2e/librtldlater.so: $(srcdir)/tests/e2e/rtldlater.c
 # ---------------------------------------------------------------- test programs
 E2E_APPS = \
 	tests/e2e/jcheck \
+	tests/e2e/promcheck \
 	tests/e2e/fake_selftest \
 	tests/e2e/app_cudart \
 	tests/e2e/app_driver \
@@ -78,6 +79,7 @@ E2E_LIBCUDA = -L$(top_builddir)/tests/fake -lcuda
 
 tests_e2e_jcheck_SOURCES = tests/e2e/jcheck.c
 tests_e2e_jcheck_LDADD = -lm
+tests_e2e_promcheck_SOURCES = tests/e2e/promcheck.c
 
 tests_e2e_fake_selftest_SOURCES = tests/e2e/fake_selftest.c
 tests_e2e_fake_selftest_CPPFLAGS = $(CUDA_CPPFLAGS)

@@ -204,7 +204,7 @@ static void test_snapshot_and_paused(void **state)
     j = fixture_render(&m, model_write_json);
     assert_non_null(strstr(j, "\n  \"snapshot\": { \"seq\": 3, \"at\": \"2027-01-15T08:00:00.250Z\", "
                               "\"final\": false, \"interval_s\": 10, \"resets\": 1, "
-                              "\"since\": \"2027-01-15T08:00:00.000Z\" },\n"));
+                              "\"since\": \"2027-01-15T08:00:00.000Z\", \"paused\": false },\n"));
     assert_non_null(strstr(j, "\"outside_range\": 0,\n      \"paused\": 4,"));
     assert_non_null(strstr(j, "\"kind\": \"HtoD\", \"calls\": 8, \"warmup_skipped\": 3, "
                               "\"captured\": 0, \"dropped\": 0, \"failed\": 0, \"incomplete\": 0, "
