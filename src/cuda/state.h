@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include <cuda.h>
@@ -50,14 +51,19 @@ struct ktime_state {
     struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
     struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
-    /* KTIME_RANGE=profiler-api: 1 between a cuProfilerStart and the next cuProfilerStop
-     * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
-    _Atomic int in_range;
+    /* Why launches past warmup are only counted, not timed, now: HOLD_RANGE (KTIME_RANGE: the
+     * capture range is closed), HOLD_PAUSED (ktime ctl off, KTIME_START=paused); 0: timed.
+     * One relaxed load on the launch path. */
+    _Atomic int hold;
+    /* KTIME_RANGE: the cuProfilerStart / cuProfilerStop calls seen, and the ranges opened. */
     _Atomic uint64_t range_starts, range_stops, ranges;
     uint32_t range_id;                  /* KTIME_RANGE=nvtx:NAME: NAME's range id (region.h) */
     /* Launches past warmup made outside the range, by kernel table slot (ktab_id); NULL when
      * KTIME_RANGE is off. */
     _Atomic uint64_t *outside;
+    /* Launches past warmup made while timing was off, by kernel table slot; NULL when it can
+     * never be off (KTIME_CTL=0 and KTIME_START=on, or no memory). */
+    _Atomic uint64_t *paused;
     char *start_dir;                    /* the working directory at start-up, or NULL */
     /* KTIME_FLUSH_L2: timed launches that got their flush, those whose flush the driver
      * refused (timed warm all the same), and contexts where no scratch buffer could be had. */
@@ -69,6 +75,15 @@ struct ktime_state {
     _Atomic uint64_t memop_bytes[8];
 };
 
+#define HOLD_RANGE 1
+#define HOLD_PAUSED 2
+
 extern struct ktime_state kt;
+
+/* Sets (on) or clears a reason of kt.hold; returns the reasons before. Any thread. */
+static inline int kt_hold(int reason, bool on)
+{
+    return on ? atomic_fetch_or(&kt.hold, reason) : atomic_fetch_and(&kt.hold, ~reason);
+}
 
 #endif

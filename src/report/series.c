@@ -15,8 +15,10 @@ struct prev_row {
     UT_hash_handle hh;
 };
 
-/* The quantile q of the samples in cur's histogram less prev's; -1 when none. */
-static double delta_quantile(const struct sketch *cur, const struct sketch *prev, double q)
+/* The quantile q of the samples in cur's histogram less prev's, clamped to [min, max] (the
+ * run's extremes, which bound the interval's samples too); -1 when none. */
+static double delta_quantile(const struct sketch *cur, const struct sketch *prev, double q,
+                             double min, double max)
 {
     struct sketch d;
     uint64_t n = 0;
@@ -25,8 +27,7 @@ static double delta_quantile(const struct sketch *cur, const struct sketch *prev
         d.c[i] = cur->c[i] > prev->c[i] ? cur->c[i] - prev->c[i] : 0;
         n += d.c[i];
     }
-    /* No clamping: min above max. */
-    return n ? sketch_quantile(&d, q, 1, 0) : -1;
+    return n ? sketch_quantile(&d, q, min, max) : -1;
 }
 
 int series_delta(struct series_delta *d, const struct model *prev, const struct model *cur)
@@ -70,8 +71,8 @@ int series_delta(struct series_delta *d, const struct model *prev, const struct 
         o->sum_us = w->st.v[RS_SUM] - (p ? p->st.v[RS_SUM] : 0);
         model_hist_sketch(w->st.hist, skc);
         model_hist_sketch(p ? p->st.hist : NULL, skp);
-        o->p50_us = delta_quantile(skc, skp, 0.5);
-        o->p99_us = delta_quantile(skc, skp, 0.99);
+        o->p50_us = delta_quantile(skc, skp, 0.5, w->st.v[RS_MIN], w->st.v[RS_MAX]);
+        o->p99_us = delta_quantile(skc, skp, 0.99, w->st.v[RS_MIN], w->st.v[RS_MAX]);
         d->nrows++;
     }
 out:

@@ -16,8 +16,8 @@ struct series_row {
     int kind;                   /* enum report_kind */
     int64_t calls, timed;
     double sum_us;
-    double p50_us, p99_us;      /* of the interval's samples (from the histograms' difference);
-                                 * < 0: none */
+    double p50_us, p99_us;      /* of the interval's samples (from the histograms' difference,
+                                 * within 1 %, clamped to the run's min and max); < 0: none */
 };
 
 struct series_delta {

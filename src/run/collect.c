@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "memop.h"
+#include "rebase.h"
 #include "region.h"
 #include "state.h"
 #include "sysinfo.h"
@@ -198,7 +199,7 @@ static int split_memops(struct report *r)
     return 0;
 }
 
-int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
+int collect_kernels(struct report *r, bool with_aggs, bool hw_primary, bool live)
 {
     struct ktab *t = &kt.ktab;
     uint32_t used = atomic_load(&t->count);
@@ -221,24 +222,35 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
-        uint64_t calls, captured, shutdown, rewarm, dropped, failed, outside;
+        uint64_t calls, captured, shutdown, rewarm, dropped, failed, outside, paused, warm;
+        struct rebase_entry b;
 
         if (!e)
             continue;
-        /* Other threads may still be launching (at exit): read what a launch adds to last
-         * (failed, dropped) before what it adds to first (calls), so that every launch counted
-         * in a bucket is counted in calls too. */
-        failed = atomic_load(&e->failed);
-        dropped = atomic_load(&e->dropped);
-        outside = kt.outside ? atomic_load(&kt.outside[ktab_id(t, e)]) : 0;
-        shutdown = atomic_load(&e->shutdown);
-        captured = atomic_load(&e->captured);
-        rewarm = atomic_load(&e->rewarm);
-        calls = atomic_load(&e->calls);
+        uint32_t id = ktab_id(t, e);
+        /* Other threads may still be launching: read what a launch adds to last (failed,
+         * dropped) before what it adds to first (calls), so that every launch counted in a
+         * bucket is counted in calls too. After a reset, each less its base. */
+        rebase_entry(id, &b);
+        failed = rebase_sub(atomic_load(&e->failed), b.failed);
+        dropped = rebase_sub(atomic_load(&e->dropped), b.dropped);
+        outside = kt.outside ? rebase_sub(atomic_load(&kt.outside[id]), b.outside) : 0;
+        paused = kt.paused ? rebase_sub(atomic_load(&kt.paused[id]), b.paused) : 0;
+        shutdown = rebase_sub(atomic_load(&e->shutdown), b.shutdown);
+        captured = rebase_sub(atomic_load(&e->captured), b.captured);
+        rewarm = rebase_sub(atomic_load(&e->rewarm), b.rewarm);
+        warm = atomic_load(&e->calls);
+        calls = rebase_sub(warm, b.calls);
+        /* The warmup since the base: launches past it before the base stay past it. */
+        warm = rebase_sub(warm < (uint64_t)r->warmup ? warm : (uint64_t)r->warmup,
+                          b.calls < (uint64_t)r->warmup ? b.calls : (uint64_t)r->warmup);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
             continue;
         name = atomic_load(&e->name);
+        /* While the program runs, an entry is named just after it is made: next time. */
+        if (!name && live)
+            continue;
         if (!name)
             name = "<unnamed>";
         HASH_FIND_STR(byname, name, nr);
@@ -266,7 +278,9 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
                 int mk = memop_kind_of_key(atomic_load(&e->key));
                 /* A retired key is never a memory operation's: they are never retired. */
                 rk->name = mk >= 0 ? strdup(memop_label(mk)) : NULL;
-                rk->bytes = mk >= 0 ? atomic_load(&kt.memop_bytes[mk]) : 0;
+                rk->bytes = mk >= 0 ? rebase_sub(atomic_load(&kt.memop_bytes[mk]),
+                                                 rebase_memop_bytes(mk))
+                                    : 0;
             }
             nr->name = name;
             nr->rk = rk;
@@ -274,14 +288,15 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         }
         /* calls leaves out captured launches: those never ran, and are no warmup. */
         rk->calls += calls + captured + shutdown;
-        rk->warmup_skipped += calls < (uint64_t)r->warmup ? calls : (uint64_t)r->warmup;
+        rk->warmup_skipped += warm;
         rk->warmup_skipped += rewarm;
         rk->captured += captured;
         rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;
         rk->failed += failed;
         rk->outside_range += outside;
-        row_of[ktab_id(t, e)] = (uint32_t)(rk - ks) + 1;
+        rk->paused += paused;
+        row_of[id] = (uint32_t)(rk - ks) + 1;
     }
     /* A drain thread that did not stop may still be changing the aggregates. */
     struct agg *aggs = with_aggs ? kt.drain.aggs : NULL;
@@ -324,7 +339,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         if (hw_primary && k->kind != REPORT_MEMOP)
             continue;
         uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete +
-                         k->outside_range;
+                         k->outside_range + k->paused;
 
         for (int d = 0; d < r->ndevices; d++)
             known += k->per_dev[d].n;
@@ -425,6 +440,36 @@ int collect_hw(struct report *r, bool hw_primary)
         else
             rk->incomplete += rest;
     }
+    return 0;
+}
+
+int collect_gather(struct report *r, bool with_aggs, bool hw_primary, bool live)
+{
+    uint64_t drops[DROP_NREASONS], before;
+
+    /* A launch another thread is still making may drop while the rows are gathered: its
+     * reason (kt.drops) and its row (k->dropped) would then be read at different moments, and
+     * the reasons not add up to the rows' drops. Gather again (a few times at most) until no
+     * drop came in between. */
+    for (int tries = 0;; tries++) {
+        before = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            before += atomic_load(&kt.drops[i]);
+        memset(r->drops, 0, sizeof r->drops);
+        if (collect_kernels(r, with_aggs, hw_primary, live) != 0 ||
+            (with_aggs && collect_hw(r, hw_primary) != 0)) {
+            collect_free(r);
+            return -1;
+        }
+        uint64_t after = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            after += drops[i] = atomic_load(&kt.drops[i]);
+        if (after == before || tries == 3)
+            break;
+        collect_free(r);
+    }
+    for (int i = 0; i < DROP_NREASONS; i++)
+        r->drops[i] += rebase_sub(drops[i], rebase_drop(i));
     return 0;
 }
 

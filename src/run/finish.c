@@ -23,19 +23,16 @@
 #include "gatewatch.h"
 #include "launch.h"
 #include "lifecycle.h"
+#include "live.h"
 #include "log.h"
 #include "region.h"
 #include "nvml.h"
 #include "outpath.h"
 #include "output.h"
+#include "reportfile.h"
 #include "signals.h"
 #include "state.h"
 #include "sysinfo.h"
-
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
 
 static void on_exit_handler(void)
 {
@@ -89,6 +86,7 @@ void ktime_register_exit(void)
     if (kt.cfg.signals)
         signals_install(finish_report);
     nvml_start();
+    live_first_launch();
 }
 
 static int write_report_as(FILE *f, struct report *r, enum report_format format)
@@ -118,7 +116,7 @@ static void deliver_also(struct report *r)
     char host[256];
 
     if (outpath_resolve(kt.cfg.also_output, kt.start_dir, r->pid,
-                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
+                        outpath_hostname(host, sizeof host), path, sizeof path, reportfile_env) != 0) {
         log_warn("KTIME_ALSO_OUTPUT expands to more than %d bytes; not written", PATH_MAX - 1);
         return;
     }
@@ -169,20 +167,6 @@ static void log_costs(void)
               (unsigned long long)sleeps);
 }
 
-/* KTIME_GATE as it worked out: a context whose gate memory could not be had ran ungated. */
-static void describe_gate(struct report *r)
-{
-    uint32_t missing = atomic_load(&kt.ungated_contexts);
-    uint32_t pools = atomic_load(&kt.drain.npools);
-
-    r->gate_requested = gate_mode_name(kt.cfg.gate);
-    r->gate = r->gate_requested;
-    r->gate_unavailable = kt.cfg.gate == GATE_OFF ? 0 : missing;
-    r->contexts = (int)pools;
-    if (r->gate_unavailable && r->gate_unavailable >= pools)
-        r->gate = "off";
-}
-
 /* Kernel launches through the wrappers that ran, each of which should bring a CUPTI record. */
 static uint64_t launches_ran(void)
 {
@@ -212,24 +196,11 @@ static void note_hw_devices(void)
  * records are the rows' samples (KTIME_TIMER=cupti and CUPTI started). */
 static bool finish_cupti(struct report *r, bool stopped, int floor_launches)
 {
-    struct cuptitimer_info info;
-
-    r->timer_requested = timer_kind_name(kt.cfg.timer);
-    r->timer = timer_kind_name(kt.cfg.timer);
-    if (kt.cfg.timer == TIMER_EVENTS)
-        return false;
-    if (stopped) {
+    if (stopped && kt.cfg.timer != TIMER_EVENTS) {
         cuptitimer_finish(budget_ms(kt.cfg.exit_wait_ms), launches_ran() + (uint64_t)floor_launches);
         note_hw_devices();
     }
-    cuptitimer_info(&info);
-    r->timer_note = info.note;
-    r->cupti_library = info.library;
-    r->cupti_dropped = info.dropped;
-    r->cupti_refused = info.refused;
-    if (!info.started)
-        r->timer = timer_kind_name(TIMER_EVENTS); /* CUPTI never started */
-    return stopped && info.started && kt.cfg.timer == TIMER_CUPTI;
+    return reportfile_timer(r) && stopped && kt.cfg.timer == TIMER_CUPTI;
 }
 
 /* Where the report went, for the second look at exit (finish_late). */
@@ -239,8 +210,7 @@ static struct {
     bool to_file;
     char path[PATH_MAX];
     uint64_t late;            /* launches_late() when the rows were gathered */
-    char cmdline[16384];
-    const char *argv[256];
+    struct reportfile_buf buf;
 } done;
 
 /* Launches made once the report was under way that ran or failed: they change its counts. */
@@ -257,37 +227,9 @@ static uint64_t launches_late(void)
     return n;
 }
 
-/* Without KTIME_OUTPUT, the name of a rank's report in a job of several processes (a rank
- * and a world size over 1 in the launcher's variables): N reports would otherwise be
- * interleaved on the job's one stderr. NULL for a single process: stderr. */
-static const char *rank_default(void)
-{
-    if (outpath_world_size(env_get) < 2 || !outpath_rank(env_get))
-        return NULL;
-    switch (kt.cfg.format) {
-    case FORMAT_JSON:
-        return "ktime-%h-%r.json";
-    case FORMAT_CSV:
-        return "ktime-%h-%r.csv";
-    default:
-        return "ktime-%h-%r.txt";
-    }
-}
-
-/* KTIME_OUTPUT's template tmpl, anchored in the directory the program started in when it is
- * relative (the program may have changed directory since), expanded for process pid into
- * path. Returns 0, or -1 when it does not fit. */
-static int expand_output(const char *tmpl, long pid, char *path, size_t size)
-{
-    char host[256];
-
-    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
-                           size, env_get);
-}
-
 /* Writes the report to KTIME_OUTPUT (placeholders expanded here, in the process that writes,
  * so that each process of a multi-process run names its own file), to a file per rank in a
- * job of several processes (rank_default), or to stderr. Returns whether it went to a file. */
+ * job of several processes (reportfile_template), or to stderr. Returns whether it went to a file. */
 static bool deliver(struct report *r, double t_built, const char *path_done)
 {
     static char path[PATH_MAX];
@@ -296,16 +238,17 @@ static bool deliver(struct report *r, double t_built, const char *path_done)
 
     if (path_done) {
         snprintf(path, sizeof path, "%s", path_done);
-    } else if (kt.cfg.output || rank_default()) {
-        const char *tmpl = kt.cfg.output ? kt.cfg.output : rank_default();
-        if (expand_output(tmpl, r->pid, path, sizeof path) != 0) {
+    } else if (reportfile_template()) {
+        const char *tmpl = reportfile_template();
+        if (reportfile_expand(tmpl, r->pid, path, sizeof path) != 0) {
             log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
                      "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, tmpl);
             path[0] = '\0';
-        } else if (!kt.cfg.output && strcmp(outpath_rank(env_get), "0") == 0) {
+        } else if (!kt.cfg.output && strcmp(outpath_rank(reportfile_env), "0") == 0) {
             /* Said once for the job, by rank 0. */
             log_warn("%ld processes and no KTIME_OUTPUT: each rank writes its report to "
-                     "%s in the directory it started in (here %s)", outpath_world_size(env_get),
+                     "%s in the directory it started in (here %s)",
+                     outpath_world_size(reportfile_env),
                      tmpl, path);
         }
     } else {
@@ -361,7 +304,7 @@ static void deliver_trace(void)
     const char *why = NULL;
 
     if (outpath_resolve(kt.cfg.trace, kt.start_dir, (long)getpid(),
-                        outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
+                        outpath_hostname(host, sizeof host), path, sizeof path, reportfile_env) != 0) {
         log_warn("KTIME_TRACE '%s' is too long once expanded; no trace written", kt.cfg.trace);
         return;
     }
@@ -385,96 +328,19 @@ static void deliver_trace(void)
 static bool build_and_deliver(double t_built, const char *path_done)
 {
     struct report *r = &done.r;
-    uint64_t drops[DROP_NREASONS], before;
 
-    /* A launch another thread is still making may drop while the rows are gathered: its
-     * reason (kt.drops) and its row (k->dropped) would then be read at different moments, and
-     * the reasons not add up to the rows' drops. Gather again (a few times at most) until no
-     * drop came in between. */
-    for (int tries = 0;; tries++) {
-        before = 0;
-        for (int i = 0; i < DROP_NREASONS; i++)
-            before += atomic_load(&kt.drops[i]);
-        memset(r->drops, 0, sizeof r->drops);
-        done.late = launches_late();
-        if (collect_kernels(r, done.stopped, done.hw_primary) != 0 ||
-            (done.stopped && collect_hw(r, done.hw_primary) != 0)) {
-            log_warn("out of memory while writing the report");
-            collect_free(r);
-            return false;
-        }
-        uint64_t after = 0;
-        for (int i = 0; i < DROP_NREASONS; i++)
-            after += drops[i] = atomic_load(&kt.drops[i]);
-        if (after == before || tries == 3)
-            break;
-        collect_free(r);
+    done.late = launches_late();
+    if (collect_gather(r, done.stopped, done.hw_primary, false) != 0) {
+        log_warn("out of memory while writing the report");
+        return false;
     }
-    for (int i = 0; i < DROP_NREASONS; i++)
-        r->drops[i] += drops[i];
     bool to_file = deliver(r, t_built, path_done);
+    live_final_outputs(r, budget_ms(kt.cfg.exit_wait_ms));
     /* Written again with the report file (finish_late), never apart from it. */
     if (kt.cfg.also_output && (!path_done || to_file))
         deliver_also(r);
     collect_free(r);
     return to_file;
-}
-
-/* The report's header: the process, the job, the settings in force, the capture range. */
-/* How NVTX reached ktime, for the ranges' section. */
-static const char *nvtx_state(void)
-{
-    const char *path = getenv("NVTX_INJECTION64_PATH");
-
-    if (region_nvtx_tool())
-        return "ktime is NVTX's tool (NVTX_INJECTION64_PATH)";
-    if (path && *path && !strstr(path, "libktime"))
-        return "another tool is NVTX's (NVTX_INJECTION64_PATH), so NVTX ranges are not seen; "
-               "only ktime_range_push";
-    return "not NVTX's tool (KTIME_NVTX=1 or the ktime launcher makes it one); only "
-           "ktime_range_push";
-}
-
-static void fill_header(struct report *r)
-{
-    static char host[256];
-    struct timespec now;
-
-    memset(r, 0, sizeof *r);
-    r->version = PACKAGE_VERSION;
-    r->build = KTIME_BUILD_ID;
-    r->argc = sysinfo_cmdline(done.cmdline, sizeof done.cmdline, done.argv, 256);
-    r->argv = done.argv;
-    r->pid = (long)getpid();
-    r->host = outpath_hostname(host, sizeof host);
-    r->rank = outpath_rank(env_get);
-    r->local_rank = outpath_local_rank(env_get);
-    r->world_size = outpath_world_size(env_get);
-    r->start_unix = kt.start_unix;
-    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
-        r->end_unix = (double)now.tv_sec + now.tv_nsec / 1e9;
-    r->warmup = kt.cfg.warmup;
-    r->group_shape = kt.cfg.group == GROUP_SHAPE;
-    r->sample = kt.cfg.timer == TIMER_CUPTI ? 1 : kt.cfg.sample;
-    describe_gate(r);
-    r->devices = kt.devices;
-    r->flush_l2 = kt.cfg.flush_l2;
-    r->memops = kt.cfg.memops;
-    r->region_mode = region_mode_name(kt.cfg.region);
-    r->nvtx = nvtx_state();
-    r->flush_bytes = atomic_load(&kt.flush_bytes);
-    r->flushes = atomic_load(&kt.flushes);
-    r->flush_failed = atomic_load(&kt.flush_failed);
-    r->flush_contexts = atomic_load(&kt.flush_contexts);
-    r->flush_unavailable = atomic_load(&kt.flush_unavailable);
-    if (kt.cfg.range != RANGE_ALL) {
-        static char range[300];
-        r->range = config_value(&kt.cfg, SETTING_RANGE, range, sizeof range);
-        r->range_starts = atomic_load(&kt.range_starts);
-        r->range_stops = atomic_load(&kt.range_stops);
-        r->ranges = atomic_load(&kt.ranges);
-        r->range_open = atomic_load(&kt.in_range);
-    }
 }
 
 void finish_report(double deadline)
@@ -492,11 +358,13 @@ void finish_report(double deadline)
     signals_report_step(SIGNALS_STEP_DRAIN);
     t0 = drain_now_ms();
     done.stopped = stop_draining(&t_stop);
+    live_stop(done.stopped ? 0 : budget_ms(kt.cfg.exit_wait_ms));
     t_finish = drain_now_ms();
     if (done.stopped)
         log_costs();
 
-    fill_header(r);
+    reportfile_header(r, &done.buf);
+    live_stamp_final(r);
     if (!done.stopped)
         r->note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     /* The floor first: with the CUPTI timer, its kernel's records come with the last flush. */
@@ -528,6 +396,7 @@ void finish_report(double deadline)
     done.to_file = build_and_deliver(drain_now_ms(), NULL);
     if (kt.drain.trace && done.stopped)
         deliver_trace();
+    live_close();
     signals_report_step(SIGNALS_STEP_DONE);
 }
 
@@ -644,7 +513,7 @@ static void finish_idle(void)
 
     if (log_level < LOG_INFO && !cuda && !kt.cfg.output)
         return;
-    fill_header(r);
+    reportfile_header(r, &done.buf);
     r->note = REPORT_EMPTY_NOTE;
     prog = r->argc > 0 ? r->argv[0] : "?";
     if ((slash = strrchr(prog, '/')))
@@ -662,7 +531,7 @@ static void finish_idle(void)
                  "names a file per process)", prog, r->pid);
         return;
     }
-    if (expand_output(kt.cfg.output, r->pid, path, sizeof path) != 0) {
+    if (reportfile_expand(kt.cfg.output, r->pid, path, sizeof path) != 0) {
         IDLE_SAY(level, "no CUDA launches seen in %s (pid %ld); no report written (KTIME_OUTPUT "
                  "expands to more than %d bytes)", prog, r->pid, PATH_MAX - 1);
         return;

@@ -14,6 +14,7 @@
 #include "fork.h"
 #include "ktime.h"
 #include "lifecycle.h"
+#include "live.h"
 #include "log.h"
 #include "region.h"
 #include "state.h"
@@ -33,7 +34,7 @@ static void nvtx_range_watch(uint32_t id, uint64_t open_now, bool push)
     atomic_fetch_add_explicit(push ? &kt.range_starts : &kt.range_stops, 1, memory_order_relaxed);
     if (push && open_now == 1)
         atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
-    atomic_store_explicit(&kt.in_range, open_now > 0, memory_order_relaxed);
+    kt_hold(HOLD_RANGE, open_now == 0);
 }
 
 /* KTIME_NVTX=1: NVTX's loader is to load libktime as its tool, unless another tool (Nsight
@@ -83,6 +84,9 @@ __attribute__((constructor)) static void ktime_init(void)
         log_warn("out of memory at start-up; KTIME_RANGE is off (every launch is timed)");
         kt.cfg.range = RANGE_ALL;
     }
+    /* KTIME_RANGE: closed until the program opens it. */
+    if (kt.cfg.range != RANGE_ALL)
+        kt_hold(HOLD_RANGE, true);
     if (kt.cfg.flush_l2) { /* said once per tree of processes, like a misspelt name */
         if (!ktime_parent_has_ktime())
             log_warn("KTIME_FLUSH_L2=1: each timed launch first overwrites a buffer twice the "
@@ -110,6 +114,7 @@ __attribute__((constructor)) static void ktime_init(void)
     }
     atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
+    live_init();
     fork_register();
     atomic_store(&kt.phase, PHASE_ON);
     finish_register_idle();

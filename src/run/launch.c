@@ -456,7 +456,7 @@ void launch_range_mark(bool start, CUresult r)
         return;
     atomic_fetch_add_explicit(start ? &kt.range_starts : &kt.range_stops, 1,
                               memory_order_relaxed);
-    if (atomic_exchange_explicit(&kt.in_range, start, memory_order_relaxed) != start && start)
+    if ((kt_hold(HOLD_RANGE, !start) & HOLD_RANGE) && start)
         atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
     log_debug("%s: capture range %s", start ? "cuProfilerStart" : "cuProfilerStop",
               start ? "open" : "closed");

@@ -124,10 +124,12 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             launch_into_capture(k, s, ptds);
         return false;
     }
-    /* KTIME_RANGE: past its warmup, a launch outside the range is only counted. */
-    if (kt.cfg.range != RANGE_ALL &&
-        !atomic_load_explicit(&kt.in_range, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&kt.outside[ktab_id(&kt.ktab, k)], 1, memory_order_relaxed);
+    /* Past its warmup, a launch outside the capture range (KTIME_RANGE), or made while
+     * timing is off (ktime ctl off), is only counted; off first. */
+    int hold = atomic_load_explicit(&kt.hold, memory_order_relaxed);
+    if (hold) {
+        atomic_fetch_add_explicit(&(hold & HOLD_PAUSED ? kt.paused : kt.outside)[ktab_id(&kt.ktab, k)],
+                                  1, memory_order_relaxed);
         return false;
     }
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch

@@ -423,3 +423,92 @@ stats() {
 sorted_by_total() {
     "$JCHECK" "$1" 'kernels[].total_ms' | awk 'NR > 1 && $1 > prev { bad = 1; print "total_ms " $1 " after " prev } { prev = $1 } END { exit bad }'
 }
+
+# --- programs that run on: app_live, driven through a FIFO ---------------------------------
+
+# live_start NAME [VAR=VALUE...] -- KERNEL=NS...: app_live in the background with libktime
+# preloaded (no ktime with LIVE_BARE=1), its commands coming through the FIFO $tmp/NAME.in,
+# held open on descriptor 9 (one such program at a time); $LIVE_PID its pid. Output in
+# $tmp/NAME.out and .err.
+live_start() {
+    _n=$1
+    shift
+    _env=
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        _env="$_env $1"
+        shift
+    done
+    [ "$1" = -- ] && shift
+    rm -f "$tmp/$_n.in"
+    mkfifo "$tmp/$_n.in" || e2e_fail_setup "mkfifo $tmp/$_n.in failed"
+    : >"$tmp/$_n.out"
+    : >"$tmp/$_n.err"
+    if [ "${LIVE_BARE:-0}" = 1 ]; then
+        # shellcheck disable=SC2086
+        env LD_LIBRARY_PATH="$LDP" $_env "$E2E_BIN/app_live" "$@" <"$tmp/$_n.in" \
+            >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
+    else
+        # shellcheck disable=SC2086
+        env LD_LIBRARY_PATH="$LDP" LD_PRELOAD="${E2E_PRELOAD_FIRST:+$E2E_PRELOAD_FIRST:}$KTIME_LIB" \
+            $_env "$E2E_BIN/app_live" "$@" <"$tmp/$_n.in" >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
+    fi
+    LIVE_PID=$!
+    exec 9>"$tmp/$_n.in"
+}
+
+# live_cmd COMMAND...: one command line to the program.
+live_cmd() {
+    echo "$*" >&9
+}
+
+# wait_line FILE PATTERN [SECONDS]: until a line of FILE matches (at most SECONDS, default
+# 30: a bound for a failing run, not a timing); false when none did.
+wait_line() {
+    _i=0
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        [ $_i -lt $((${3:-30} * 100)) ] || return 1
+        sleep 0.01
+        _i=$((_i + 1))
+    done
+}
+
+# live_do NAME COMMAND... EXPECT: sends the command and waits for the program's line EXPECT.
+live_do() {
+    _n=$1
+    _want=$2
+    shift 2
+    _before=$(grep -c -x "$_want" "$tmp/$_n.out")
+    live_cmd "$@"
+    _i=0
+    while [ "$(grep -c -x "$_want" "$tmp/$_n.out")" -le "$_before" ]; do
+        [ $_i -lt 3000 ] || { echo "no '$_want' from the program"; return 1; }
+        sleep 0.01
+        _i=$((_i + 1))
+    done
+}
+
+# live_end NAME: ends its input, waits for it; its exit status in $tmp/NAME.rc.
+live_end() {
+    exec 9>&-
+    wait "$LIVE_PID"
+    echo $? >"$tmp/$1.rc"
+    grep '^ktime: report written to ' "$tmp/$1.err" >"$tmp/$1.written"
+    grep -v '^ktime: report written to ' "$tmp/$1.err" >"$tmp/$1.err2"
+    mv "$tmp/$1.err2" "$tmp/$1.err"
+}
+
+# snap_seq FILE: the JSON report's snapshot.seq, 0 when there is none (yet).
+snap_seq() {
+    _s=$("$JCHECK" "$1" snapshot.seq 2>/dev/null)
+    echo "${_s:-0}"
+}
+
+# wait_seq FILE N: until FILE's snapshot.seq is at least N (at most 30 s); false if never.
+wait_seq() {
+    _i=0
+    while [ "$(snap_seq "$1")" -lt "$2" ]; do
+        [ $_i -lt 3000 ] || { echo "$1: snapshot.seq $(snap_seq "$1"), waited for $2"; return 1; }
+        sleep 0.01
+        _i=$((_i + 1))
+    done
+}

@@ -70,7 +70,8 @@ E2E_APPS = \
 	tests/e2e/app_exit_launch \
 	tests/e2e/app_memops \
 	tests/e2e/app_signal \
-	tests/e2e/app_stdio
+	tests/e2e/app_stdio \
+	tests/e2e/app_live
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -130,6 +131,9 @@ EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
 tests_e2e_app_signal_SOURCES = tests/e2e/app_signal.c $(E2E_CUDARTLIKE)
 tests_e2e_app_signal_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_signal_LDADD = -ldl -lpthread
+tests_e2e_app_live_SOURCES = tests/e2e/app_live.c $(E2E_CUDARTLIKE)
+tests_e2e_app_live_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_live_LDADD = -ldl
 
 tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
 tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
@@ -197,7 +201,8 @@ E2E_TESTS = \
 	tests/e2e/memops.sh \
 	tests/e2e/regions.sh \
 	tests/e2e/ktool.sh \
-	tests/e2e/examples.sh
+	tests/e2e/examples.sh \
+	tests/e2e/live.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
