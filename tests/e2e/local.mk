@@ -202,7 +202,8 @@ E2E_TESTS = \
 	tests/e2e/regions.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh \
-	tests/e2e/live.sh
+	tests/e2e/live.sh \
+	tests/e2e/ctl.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
