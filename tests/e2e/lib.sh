@@ -41,6 +41,12 @@ trap 'exit 130' INT TERM
 
 T=0
 
+# ktime's control channels (ktime ctl) go to a directory of this script's, not to the user's
+# /tmp/ktime-UID: a program a test kills leaves its FIFO there.
+mkdir -m 700 "$tmp/run" || e2e_fail_setup "mkdir $tmp/run failed"
+XDG_RUNTIME_DIR=$tmp/run
+export XDG_RUNTIME_DIR
+
 # An AddressSanitizer build (E2E_SANITIZER=asan, from make check): every report of ASan or
 # LeakSanitizer from a program this script runs goes to a file in $tmp/san (log_path, one
 # per process); UBSan's, next to ASan, ignore log_path and go to the program's stderr, which
