@@ -15,7 +15,9 @@ struct ktab_entry {
     _Atomic(char *) name;              /* mangled name, copied once; NULL until named */
     _Atomic uint16_t kind;             /* enum ktab_kind */
     _Atomic uint16_t contexts;         /* contexts (pools) it was bracketed in */
-    _Atomic uint32_t rewarm;           /* first launches in a further context, not timed */
+    _Atomic uint32_t warmup;           /* launches not timed as warmup, counted where that is
+                                        * decided: the first KTIME_WARMUP that did not go into
+                                        * a capture, and the first in each further context */
     _Atomic uint64_t calls;            /* launches seen that did not go into a capture (the
                                         * warmup ordinal), warmup included */
     _Atomic uint64_t captured;         /* launches into a capturing stream */

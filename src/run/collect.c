@@ -222,7 +222,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary, bool live
         struct ktab_entry *e = ktab_nth(t, j);
         const char *name;
         struct report_kernel *rk;
-        uint64_t calls, captured, shutdown, rewarm, dropped, failed, outside, paused, warm;
+        uint64_t calls, captured, shutdown, warmup, dropped, failed, outside, paused;
         struct rebase_entry b;
 
         if (!e)
@@ -238,12 +238,8 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary, bool live
         paused = kt.paused ? rebase_sub(atomic_load(&kt.paused[id]), b.paused) : 0;
         shutdown = rebase_sub(atomic_load(&e->shutdown), b.shutdown);
         captured = rebase_sub(atomic_load(&e->captured), b.captured);
-        rewarm = rebase_sub(atomic_load(&e->rewarm), b.rewarm);
-        warm = atomic_load(&e->calls);
-        calls = rebase_sub(warm, b.calls);
-        /* The warmup since the base: launches past it before the base stay past it. */
-        warm = rebase_sub(warm < (uint64_t)r->warmup ? warm : (uint64_t)r->warmup,
-                          b.calls < (uint64_t)r->warmup ? b.calls : (uint64_t)r->warmup);
+        warmup = rebase_sub(atomic_load(&e->warmup), b.warmup);
+        calls = rebase_sub(atomic_load(&e->calls), b.calls);
         /* Graphs instantiated but never launched make no row. */
         if (!calls && !captured && !shutdown)
             continue;
@@ -288,8 +284,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary, bool live
         }
         /* calls leaves out captured launches: those never ran, and are no warmup. */
         rk->calls += calls + captured + shutdown;
-        rk->warmup_skipped += warm;
-        rk->warmup_skipped += rewarm;
+        rk->warmup_skipped += warmup;
         rk->captured += captured;
         rk->dropped += dropped + shutdown;
         r->drops[DROP_SHUTDOWN] += shutdown;

@@ -274,7 +274,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         if (atomic_fetch_add_explicit(&k->contexts, 1, memory_order_relaxed) > 0) {
             if (kt.cfg.warmup > 0) {
                 pool_release(p, slot);
-                atomic_fetch_add_explicit(&k->rewarm, 1, memory_order_relaxed);
+                atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
                 goto untimed;
             }
             first = true;

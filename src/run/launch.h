@@ -119,9 +119,11 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
         launch_first_seen(k, handle, kind);
     uint64_t n = atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed);
     if (n < (uint64_t)kt.cfg.warmup) {
-        /* Only while a capture is open anywhere does a warmup launch ask its stream. */
-        if (atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0)
-            launch_into_capture(k, s, ptds);
+        /* A warmup launch, counted as such here, unless it goes into a capture (it never
+         * runs): only while a capture is open anywhere does it ask its stream. */
+        if (!(atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
+              launch_into_capture(k, s, ptds)))
+            atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
         return false;
     }
     /* Past its warmup, a launch outside the capture range (KTIME_RANGE), or made while

@@ -36,7 +36,7 @@ int rebase_take(void)
         o->paused = kt.paused ? atomic_load(&kt.paused[id]) : 0;
         o->shutdown = atomic_load(&e->shutdown);
         o->captured = atomic_load(&e->captured);
-        o->rewarm = atomic_load(&e->rewarm);
+        o->warmup = atomic_load(&e->warmup);
         o->calls = atomic_load(&e->calls);
     }
     /* Pairs still pending will be folded after the reset: their launches are its. */

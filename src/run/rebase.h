@@ -11,7 +11,7 @@
 /* A kernel table entry's counters at the reset (its launches then still pending on the GPU
  * left out of calls: their samples come after the reset, and so do their calls). */
 struct rebase_entry {
-    uint64_t calls, captured, dropped, failed, shutdown, rewarm, outside, paused;
+    uint64_t calls, captured, dropped, failed, shutdown, warmup, outside, paused;
 };
 
 /* Takes the base: every kernel table entry's counters, the drop reasons and the memory

@@ -1,0 +1,295 @@
+/* test_cupti.c - the CUPTI timer's record handling (cuptitimer.c's buffers and parse path,
+ * hw.c's aggregates, collect.c's collect_hw) with a fake libcupti (fakecupti_unit.c) whose
+ * records the test writes: records by kernel, warmup by record on any device, graph nodes,
+ * records without a valid end, dropped records, the timing floor's stream (floor.c) named
+ * whatever CUPTI calls it, KTIME_TIMER=both, and the hand-over to another CUPTI client.
+ * CUPTI starts once per process: the hand-over, which ends ktime's use of it, comes last. */
+#include "fixture.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include "cuptitimer.h"
+#include "fakecupti_unit.h"
+#include "floor.h"
+#include "lifecycle.h"
+
+#define NS 250000u
+#define CUPTI_LIB "KTIME_CUPTI_LIB=" FAKECUPTI_UNIT
+
+static void *lib;
+static struct fcu *fc;
+static fcu_record_fn record;
+static fcu_complete_fn complete;
+
+static CUcontext ctx;
+static CUstream s;
+
+static int group_setup(void **state)
+{
+    fx_group_setup(state);
+    lib = dlopen(FAKECUPTI_UNIT, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return -1;
+    fc = ((fcu_state_fn)dlsym(lib, "fcu_state"))();
+    record = (fcu_record_fn)dlsym(lib, "fcu_record");
+    complete = (fcu_complete_fn)dlsym(lib, "fcu_complete");
+    return fc && record && complete ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    dlclose(lib);
+    return fx_group_teardown(state);
+}
+
+/* A context, a stream, and CUPTI timing (started by the first test, kept by the others). */
+static void start(void)
+{
+    struct cuptitimer_info info;
+
+    ctx = fd_context(0);
+    s = fd_stream(ctx);
+    cuptitimer_start();
+    cuptitimer_info(&info);
+    assert_true(info.started);
+    assert_non_null(info.library);
+    assert_int_equal(fc->registrations, 1);
+    assert_int_equal(fc->enables, 1);
+}
+
+/* The records CUPTI completed, parsed (the drain thread's part), then the rows as the exit
+ * gathers them, with the devices the records ran on. */
+static void rows(struct report *r, bool hw_primary)
+{
+    struct hw_kernel *hk, *tmp;
+
+    complete();
+    cuptitimer_drain();
+    drain_pass(&kt.drain);
+    HASH_ITER(hh, kt.hw.byname, hk, tmp)
+        for (struct hw_dev *d = hk->devs; d; d = d->next)
+            ktime_note_device((CUdevice)d->device);
+    assert_int_equal(fx_collect(r, true, hw_primary), 0);
+}
+
+/* n launches of k: counted (past warmup through launch_end, for its failures), never
+ * bracketed with events. */
+static void launches(void *k, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_int_equal(fx_launch(k, s, NS), i >= kt.cfg.warmup);
+    assert_int_equal(fd_calls(FD_EventRecord), 0);
+}
+
+static void test_records_by_kernel(void **state)
+{
+    struct report r;
+    void *k = fd_kernel("k_a");
+
+    start();
+    launches(k, 5);
+    for (uint64_t i = 0; i < 5; i++)
+        record("k_a", 0, 1, 1, i * 1000000, i * 1000000 + (i + 1) * 125000, 0);
+    rows(&r, true);
+    struct hw_kernel *hk = hw_find(&kt.hw, "k_a");
+    assert_non_null(hk);
+    assert_int_equal(hk->records, 5);
+    assert_int_equal(hk->warmup, 2);
+    struct report_kernel *row = fx_row(&r, "k_a");
+    assert_int_equal(row->calls, 5);
+    assert_int_equal(row->warmup_skipped, 2);
+    assert_int_equal(row->per_dev[0].n, 3);
+    assert_true(row->per_dev[0].sum == 375.0 + 500.0 + 625.0);
+    assert_int_equal(row->hw_timed, 3);
+    assert_int_equal(row->incomplete, 0);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
+/* Warmup is a kernel's first records, whatever device they ran on. */
+static void test_warmup_by_record_any_device(void **state)
+{
+    struct report r;
+    void *k = fd_kernel("k_b");
+
+    start();
+    launches(k, 4);
+    record("k_b", 1, 2, 1, 0, 125000, 0);
+    record("k_b", 0, 1, 1, 0, 125000, 0);
+    record("k_b", 1, 2, 1, 1000000, 1250000, 0);
+    record("k_b", 0, 1, 1, 1000000, 1500000, 0);
+    rows(&r, true);
+    struct report_kernel *row = fx_row(&r, "k_b");
+    assert_int_equal(r.ndevices, 2);
+    assert_int_equal(row->warmup_skipped, 2);
+    int d0 = r.devices[0].ordinal == 0 ? 0 : 1;
+    assert_int_equal(row->per_dev[d0].n, 1);
+    assert_true(row->per_dev[d0].sum == 500.0);
+    assert_int_equal(row->per_dev[1 - d0].n, 1);
+    assert_true(row->per_dev[1 - d0].sum == 250.0);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
+/* A graph's launches are timed by its kernel nodes' records, in the kernels' rows; the
+ * graph's row says how many launches that was. */
+static void test_graph_nodes(void **state)
+{
+    static char exec_a[1];
+    struct report r;
+    struct launch L;
+    CUgraphExec exec = (CUgraphExec)exec_a;
+
+    start();
+    launch_graph_instantiated(exec, fd_graph(2, 0));
+    for (int i = 0; i < 3; i++) {
+        bool b = launch_begin(&L, exec, KTAB_GRAPH, s, 0, false);
+        assert_int_equal(b, i > 0);
+        if (b)
+            launch_end(&L, CUDA_SUCCESS);
+        record("k_node", 0, 1, 1, 0, 250000, 5);
+        record("k_node", 0, 1, 1, 250000, 500000, 5);
+    }
+    rows(&r, true);
+    struct report_kernel *g = &r.kernels[0], *node = fx_row(&r, "k_node");
+    assert_int_equal(g->kind, REPORT_GRAPH);
+    assert_int_equal(g->calls, 3);
+    assert_int_equal(g->warmup_skipped, 1);
+    assert_int_equal(g->by_nodes, 2);
+    assert_int_equal(fx_timed(&r, g), 0);
+    fx_assert_buckets(&r, g);
+    assert_non_null(node);
+    assert_int_equal(node->calls, 0);
+    assert_int_equal(node->in_graph, 6);
+    assert_int_equal(node->warmup_skipped, 1);
+    assert_int_equal(node->per_dev[0].n, 5);
+    assert_true(node->per_dev[0].sum == 5 * 250.0);
+    assert_int_equal(node->incomplete, 0);
+    collect_free(&r);
+}
+
+/* Records CUPTI dropped never come; a record without a valid end is not timed: the launches
+ * they stand for are incomplete. */
+static void test_dropped_and_bad_records(void **state)
+{
+    struct report r;
+    struct cuptitimer_info before, after;
+    void *k = fd_kernel("k_c");
+
+    start();
+    cuptitimer_info(&before);
+    launches(k, 6);
+    record("k_c", 0, 1, 1, 0, 250000, 0);
+    record("k_c", 0, 1, 1, 500000, 500000, 0); /* no valid end */
+    record("k_c", 0, 1, 1, 1000000, 1250000, 0);
+    fc->dropped_next = 3;
+    rows(&r, true);
+    cuptitimer_info(&after);
+    assert_int_equal(after.dropped - before.dropped, 3);
+    assert_int_equal(hw_find(&kt.hw, "k_c")->bad, 1);
+    struct report_kernel *row = fx_row(&r, "k_c");
+    assert_int_equal(row->calls, 6);
+    assert_int_equal(fx_timed(&r, row), 2);
+    assert_int_equal(row->incomplete, 4);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
+/* The timing floor at exit: an empty kernel's event interval on each device, and, with the
+ * CUPTI timer, its records on ktime's own stream, which CUPTI may name after another kernel
+ * (one of a module the program unloaded): never a row. */
+static void test_floor(void **state)
+{
+    struct report r;
+    struct fd_stats st;
+    CUcontext pc;
+
+    start();
+    pc = fd_primary(0);
+    ktime_note_device(0);
+    fc->context_id = 9;
+    fc->stream_id = 42;
+    fd_set_poll_ns(1000000); /* the exit's polling sees the GPU finish */
+    assert_int_equal(floor_measure(kt.devices, 1, 1000), 33);
+    assert_true(kt.devices[0].floor_events_us == 15.625);
+    fd_stats(&st);
+    assert_int_equal(st.events_alive, 0);
+    assert_int_equal(atomic_load(&kt.hw.nown), 1);
+    for (int i = 0; i < 33; i++)
+        record("k_unloaded", 0, 9, 42, 0, 1000, 0);
+    rows(&r, true);
+    assert_true(kt.devices[0].floor_hw_us == 1.0);
+    assert_null(fx_row(&r, "k_unloaded"));
+    assert_null(fx_row(&r, FLOOR_KERNEL));
+    assert_int_equal(r.nkernels, 0);
+    collect_free(&r);
+    fc->context_id = fc->stream_id = 1;
+    (void)pc;
+}
+
+/* KTIME_TIMER=both: events time the launches, CUPTI's records go beside them. */
+static void test_timer_both(void **state)
+{
+    struct report r;
+    void *k = fd_kernel("k_both");
+
+    start();
+    for (int i = 0; i < 3; i++) {
+        assert_true(fx_launch(k, s, NS));
+        assert_true(fd_sync(s));
+        record("k_both", 0, 1, 1, 0, 125000, 0);
+    }
+    assert_int_equal(fd_calls(FD_EventRecord), 6);
+    rows(&r, false);
+    struct report_kernel *row = fx_row(&r, "k_both");
+    assert_int_equal(row->per_dev[0].n, 3);
+    assert_non_null(row->hw);
+    assert_int_equal(row->hw[0].n, 3);
+    assert_true(row->hw[0].sum == 3 * 125.0);
+    assert_int_equal(row->hw_timed, 0);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
+/* Another CUPTI client arrives: ktime takes back the records CUPTI holds (a plain flush,
+ * then a forced one), lets go of CUPTI, and times later launches with events. */
+static void test_hand_over(void **state)
+{
+    struct cuptitimer_info info;
+    void *k = fd_kernel("k_d");
+
+    start();
+    launches(k, 2);
+    record("k_d", 0, 1, 1, 0, 250000, 0);
+    record("k_d", 0, 1, 1, 250000, 500000, 0);
+    int flushes = fc->flushes, forced = fc->forced_flushes;
+    cuptitimer_foreign("cuptiActivityRegisterCallbacks");
+    assert_int_equal(fc->flushes - flushes, 2);
+    assert_int_equal(fc->forced_flushes - forced, 1);
+    assert_int_equal(fc->disables, 1);
+    assert_int_equal(atomic_load(&kt.timing), TIMER_EVENTS);
+    cuptitimer_drain();
+    assert_int_equal(hw_find(&kt.hw, "k_d")->records, 2);
+    cuptitimer_info(&info);
+    assert_non_null(strstr(info.note, "took CUPTI over"));
+    assert_true(fx_launch(k, s, NS));
+    assert_int_equal(fd_calls(FD_EventRecord), 2);
+}
+
+#define CUPTI_TEST(fn, ...) FX_TEST(fn, "KTIME_TIMER=cupti", CUPTI_LIB, __VA_ARGS__)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CUPTI_TEST(test_records_by_kernel, "KTIME_WARMUP=2"),
+        CUPTI_TEST(test_warmup_by_record_any_device, "KTIME_WARMUP=2"),
+        CUPTI_TEST(test_graph_nodes, "KTIME_WARMUP=1"),
+        CUPTI_TEST(test_dropped_and_bad_records, "KTIME_WARMUP=0"),
+        CUPTI_TEST(test_floor, "KTIME_WARMUP=0"),
+        FX_TEST(test_timer_both, "KTIME_TIMER=both", CUPTI_LIB, "KTIME_WARMUP=0"),
+        CUPTI_TEST(test_hand_over, "KTIME_WARMUP=0"),
+    };
+
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
