@@ -62,6 +62,15 @@ int rebase_take(void)
     return 0;
 }
 
+void rebase_forget(void)
+{
+    free(atomic_exchange(&base, NULL));
+    memset(drops, 0, sizeof drops);
+    memset(memop_bytes, 0, sizeof memop_bytes);
+    atomic_store(&resets, 0);
+    since = 0;
+}
+
 void rebase_entry(uint32_t id, struct rebase_entry *out)
 {
     struct rebase_entry *b = atomic_load(&base);

@@ -31,6 +31,10 @@ uint64_t rebase_memop_bytes(int k);
 uint64_t rebase_count(void);
 double rebase_since_unix(void);
 
+/* Forgets every base: the counts are the whole run's again. For the unit tests, which run
+ * many processes' worth of state in one. */
+void rebase_forget(void);
+
 /* a - b, or 0 when b is larger (a counter read just before a base taken just after). */
 static inline uint64_t rebase_sub(uint64_t a, uint64_t b)
 {
