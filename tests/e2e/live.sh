@@ -146,6 +146,33 @@ for _k in k_a k_b k_c; do
 done
 check "sum: k_a 13 calls, 11 timed (warmup 2)" sh -c "'$JCHECK' '$R' 'kernels[mangled=k_a].calls' == 13 && '$JCHECK' '$R' 'kernels[mangled=k_a].timed' == 11"
 check "sum: every launch in one bucket" accounting "$R"
+# ktime plot's reading of the series (its plot needs matplotlib; its table does not): each
+# kernel's totals are the report's, and a last line cut short is left out, said on stderr.
+if command -v python3 >/dev/null 2>&1; then
+    : "${SRC_DIR:=$(dirname "$0")/../..}"
+    cp "$tmp/sum.jsonl" "$tmp/cut.jsonl"
+    printf '{"ktime_series": 1, "pid": 1, "kern' >>"$tmp/cut.jsonl"
+    python3 - "$SRC_DIR/tools" "$tmp/cut.jsonl" >"$tmp/py.out" 2>"$tmp/py.err" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import ktime_tool
+lines = ktime_tool.load_series(sys.argv[2])
+times, busy, p50, p99, totals, n = ktime_tool.series_table(lines, 2)
+for m in sorted(totals):
+    print(m, totals[m]["calls"], totals[m]["timed"], "%.3f" % totals[m]["sum_us"])
+print("intervals", n, len(times), sorted(busy))
+PY
+    for _k in k_a k_b k_c; do
+        check "ktime plot's table: $_k's totals are the report's" grep -qx \
+            "$_k $(jv "$tmp/sum.json" "kernels[mangled=$_k].calls") $(jv "$tmp/sum.json" "kernels[mangled=$_k].timed") $(awk -v s="$(jv "$tmp/sum.json" "kernels[mangled=$_k].sum_us")" 'BEGIN { printf "%.3f", s }')" "$tmp/py.out"
+    done
+    # k_b before k_c: as much GPU time (750 us), seen first.
+    check "ktime plot's table: every line an interval, the top 2 kernels and the rest" grep -qx \
+        "intervals $(wc -l <"$tmp/sum.jsonl" | tr -d ' ') $(wc -l <"$tmp/sum.jsonl" | tr -d ' ') \['(other kernels)', 'k_a', 'k_b'\]" "$tmp/py.out"
+    check "ktime plot: a last line cut short is left out, said once" grep -q "its last line is cut short (the process was killed while writing it); left out" "$tmp/py.err"
+else
+    skip "ktime plot's table" "no python3"
+fi
 # The same commands without ktime: the same output and exit status.
 LIVE_BARE=1 live_start sumbare -- $K
 for _c in "launch k_a 10" "launch k_b 5" "launch k_a 3" "launch k_c 4"; do
