@@ -10,6 +10,8 @@
 
 #include <cuda.h>
 
+#include "hw.h"
+
 /* What the timer did, for the report. */
 struct cuptitimer_info {
     const char *library;    /* the libcupti in use, or NULL */
@@ -26,8 +28,8 @@ struct cuptitimer_info {
  * events. Takes ktime's set-up lock. */
 void cuptitimer_start(void);
 
-/* Parses the record buffers CUPTI has completed into kt.hw. The drain thread, on every pass
- * (or the exit path once the drain thread stopped). */
+/* Parses the record buffers CUPTI has completed into the records (cuptitimer_records). The
+ * drain thread, on every pass (or the exit path once the drain thread stopped). */
 void cuptitimer_drain(void);
 
 /* At exit, with the drain thread stopped: asks CUPTI for its records until the kernel
@@ -48,5 +50,14 @@ void cuptitimer_foreign(const char *what);
 int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name);
 
 void cuptitimer_info(struct cuptitimer_info *out);
+
+/* r's timer as it worked out so far (timer, timer_requested, timer_note, CUPTI's library and
+ * figures). Returns whether CUPTI's records are the rows' samples (KTIME_TIMER=cupti, and
+ * CUPTI started). Any thread. */
+struct report;
+bool cuptitimer_describe(struct report *r);
+
+/* CUPTI's records, by kernel (the drain thread's, or the exit path's once it stopped). */
+struct hw *cuptitimer_records(void);
 
 #endif

@@ -167,6 +167,21 @@ int model_build(struct model *m, struct report *r);
  * devices. */
 int model_cond_section(struct model *m, const struct conditions *c, const int *ordinals, int n);
 
+/* The index in r->devices of the device of that ordinal, or -1. */
+int report_device_index(const struct report *r, int ordinal);
+
+/* Adds the samples of s, from device index d, to rk's distributions, all devices' and d's own
+ * (made on first use: without memory the row has no quantiles, nothing else is lost). */
+void report_row_add_sketch(const struct report *r, struct report_kernel *rk, int d,
+                           const struct sketch *s);
+
+/* Out of memory merging launch shapes: says once that a kernel's shapes miss samples. */
+void report_shapes_short(void);
+
+/* Frees what rows[0..n) own (their per-device statistics, sketches, shapes and names), not
+ * the array. */
+void report_rows_free(struct report_kernel *rows, size_t n);
+
 /* Builds the model of r (model_build) and writes it as the text table, JSON or CSV
  * (model_write_text, _json, _csv). Returns 0, or -1 when out of memory or writing to f
  * failed. At exit. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <cuda.h>
 
+#include "capture.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -86,10 +87,6 @@ static inline bool launch_untimed(struct launch *L, struct ktab_entry *k, CUstre
     return true;
 }
 
-/* cuProfilerStart (start) or cuProfilerStop returned r: with KTIME_RANGE=profiler-api, a
- * successful call opens or closes the capture range. Counts the calls. */
-void launch_range_mark(bool start, CUresult r);
-
 /* A stream capture began (r: its result), or one ended. Keep kt.captures. */
 void launch_capture_began(CUresult r);
 void launch_capture_ended(CUresult r);
@@ -107,8 +104,8 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     bool inserted;
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    if (phase != PHASE_ON || launch_busy || !handle)
-        return phase == PHASE_EXITING && !launch_busy && handle &&
+    if (phase != PHASE_ON || inside_ktime || !handle)
+        return phase == PHASE_EXITING && !inside_ktime && handle &&
                launch_during_exit(L, handle, kind);
     k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
     if (!k) {
@@ -126,12 +123,14 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
         return false;
     }
-    /* Past its warmup, a launch outside the capture range (KTIME_RANGE), or made while
-     * timing is off (ktime ctl off), is only counted; off first. */
+    /* Past its warmup, a launch made while timing is off (ktime ctl off) or outside the
+     * capture range (KTIME_RANGE) is only counted, as paused first: one relaxed load. */
     int hold = atomic_load_explicit(&kt.hold, memory_order_relaxed);
     if (hold) {
-        atomic_fetch_add_explicit(&(hold & HOLD_PAUSED ? kt.paused : kt.outside)[ktab_id(&kt.ktab, k)],
-                                  1, memory_order_relaxed);
+        if (hold & HOLD_PAUSED)
+            atomic_fetch_add_explicit(&kt.paused[ktab_id(&kt.ktab, k)], 1, memory_order_relaxed);
+        else
+            capture_count_outside(k);
         return false;
     }
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch

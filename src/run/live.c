@@ -19,7 +19,9 @@
 #include "log.h"
 #include "output.h"
 #include "rebase.h"
-#include "reportfile.h"
+#include "cuptitimer.h"
+#include "deliver.h"
+#include "modules.h"
 #include "series.h"
 #include "state.h"
 
@@ -38,7 +40,6 @@ static struct {
     bool has_prev;
     int series_fd;              /* -1 not open yet, -2 could not be opened */
     unsigned said;              /* SAID_* bits: a warning given once */
-    struct reportfile_buf buf;
 } L = { .mu = PTHREAD_MUTEX_INITIALIZER, .series_fd = -1, .ctl = { .fd = -1 } };
 
 enum {
@@ -79,12 +80,16 @@ static void on_fork_child(void)
 
 static void live_tick(void);
 
-void live_init(void)
+/* The report's header, as the report at exit has it (finish_header). */
+static void (*header)(struct report *r);
+
+void live_init(void (*fill_header)(struct report *r))
 {
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     bool wanted = kt.cfg.ctl || kt.cfg.interval_s > 0 || kt.cfg.prom || kt.cfg.series ||
                   kt.cfg.start == START_PAUSED;
 
+    header = fill_header;
     snprintf(L.xdg, sizeof L.xdg, "%s", xdg ? xdg : "");
     if (kt.cfg.start == START_PAUSED && !events_timer()) {
         log_warn("KTIME_START=paused needs KTIME_TIMER=events (CUPTI records every kernel, "
@@ -103,7 +108,7 @@ void live_init(void)
             log_warn("KTIME_START=paused with KTIME_CTL=0: nothing can switch timing on; "
                      "launches are only counted");
     }
-    if (kt.cfg.interval_s > 0 && !reportfile_template() && !kt.cfg.prom && !kt.cfg.series &&
+    if (kt.cfg.interval_s > 0 && !deliver_template() && !kt.cfg.prom && !kt.cfg.series &&
         !kt.cfg.also_output)
         log_warn("KTIME_INTERVAL=%ld: the report goes to stderr at exit, so there is nothing to "
                  "write snapshots to (set KTIME_OUTPUT to a file, or KTIME_PROM or KTIME_SERIES)",
@@ -184,7 +189,7 @@ static int write_report_file(struct report *r, const char *tmpl, enum report_for
     const char *why = NULL;
     int rc;
 
-    if (reportfile_expand(tmpl, r->pid, path, sizeof path) != 0) {
+    if (deliver_expand(tmpl, r->pid, path, sizeof path) != 0) {
         say_once(bit, what, tmpl, "is too long once expanded");
         return -1;
     }
@@ -212,7 +217,7 @@ static int write_prom(struct report *r, char *done, size_t n)
     const char *why = NULL;
     int rc;
 
-    if (reportfile_expand(kt.cfg.prom, r->pid, path, sizeof path) != 0) {
+    if (deliver_expand(kt.cfg.prom, r->pid, path, sizeof path) != 0) {
         say_once(SAID_PROM, "KTIME_PROM", kt.cfg.prom, "is too long once expanded");
         return -1;
     }
@@ -249,7 +254,7 @@ static int write_series(struct report *r, char *done, size_t n)
 
     if (L.series_fd == -2)
         return -1;
-    if (reportfile_expand(kt.cfg.series, r->pid, path, sizeof path) != 0) {
+    if (deliver_expand(kt.cfg.series, r->pid, path, sizeof path) != 0) {
         say_once(SAID_SERIES, "KTIME_SERIES", kt.cfg.series, "is too long once expanded");
         L.series_fd = -2;
         return -1;
@@ -290,7 +295,7 @@ static int write_series(struct report *r, char *done, size_t n)
 /* Whether a snapshot has anywhere to go. */
 static bool snapshot_targets(void)
 {
-    return reportfile_template() || kt.cfg.also_output || kt.cfg.prom || kt.cfg.series;
+    return deliver_template() || kt.cfg.also_output || kt.cfg.prom || kt.cfg.series;
 }
 
 /* Gathers the counts so far and writes every file asked for; the paths written go to done
@@ -302,8 +307,9 @@ static int snapshot(char *done, size_t n)
     int written = 0;
 
     *done = '\0';
-    reportfile_header(&r, &L.buf);
-    bool hw_primary = reportfile_timer(&r) && kt.cfg.timer == TIMER_CUPTI;
+    header(&r);
+    bool hw_primary = cuptitimer_describe(&r);
+    r.ndevices = atomic_load(&kt.ndevices);
     r.conditions = &snap_conditions;
     /* The aggregates are the drain thread's; a thread releasing a context may fold into them
      * too, under pass_lock. */
@@ -317,8 +323,8 @@ static int snapshot(char *done, size_t n)
         return -1;
     }
     stamp(&r, false);
-    if (reportfile_template())
-        written += write_report_file(&r, reportfile_template(), kt.cfg.format, "KTIME_OUTPUT",
+    if (deliver_template())
+        written += write_report_file(&r, deliver_template(), kt.cfg.format, "KTIME_OUTPUT",
                                      SAID_OUTPUT, done, n) == 0;
     if (kt.cfg.also_output)
         written += write_report_file(&r, kt.cfg.also_output, kt.cfg.also_format,
@@ -341,7 +347,7 @@ static void reset(void)
     drain_pass(&kt.drain); /* what has completed belongs before the reset */
     if (rebase_take() == 0) {
         drain_reset_aggs(&kt.drain);
-        hw_reset(&kt.hw);
+        modules_reset();
     }
     pthread_mutex_unlock(&kt.drain.pass_lock);
     /* The next series line counts from the reset. */

@@ -11,8 +11,9 @@
 #include "report.h"
 
 /* At start-up (the constructor, after the settings): KTIME_START=paused, the count of paused
- * launches, the drain thread's hook. Warns once for settings that cannot work together. */
-void live_init(void);
+ * launches, the drain thread's hook. Warns once for settings that cannot work together.
+ * fill_header fills a snapshot's header as the report at exit has it. */
+void live_init(void (*fill_header)(struct report *r));
 
 /* At the first launch: starts the drain thread now when snapshots or KTIME_START=paused need
  * it to run before any launch is timed (otherwise it starts with the first timed launch, and

@@ -11,7 +11,7 @@
 /* Written by the drain thread (rebase_take), read by it (snapshots) and by the exit path once
  * it stopped: entries by kernel table slot, allocated at the first reset. */
 static struct rebase_entry *_Atomic base;
-static uint64_t drops[DROP_NREASONS], memop_bytes[8];
+static uint64_t drops[DROP_NREASONS];
 static _Atomic uint64_t resets;
 static double since;
 
@@ -32,7 +32,6 @@ int rebase_take(void)
         /* In the order the report reads them (collect.c): what a launch adds to last first. */
         o->failed = atomic_load(&e->failed);
         o->dropped = atomic_load(&e->dropped);
-        o->outside = kt.outside ? atomic_load(&kt.outside[id]) : 0;
         o->paused = kt.paused ? atomic_load(&kt.paused[id]) : 0;
         o->shutdown = atomic_load(&e->shutdown);
         o->captured = atomic_load(&e->captured);
@@ -53,8 +52,6 @@ int rebase_take(void)
     }
     for (int i = 0; i < DROP_NREASONS; i++)
         drops[i] = atomic_load(&kt.drops[i]);
-    for (int k = 0; k < 8; k++)
-        memop_bytes[k] = atomic_load(&kt.memop_bytes[k]);
     if (clock_gettime(CLOCK_REALTIME, &now) == 0)
         since = (double)now.tv_sec + now.tv_nsec / 1e9;
     atomic_store(&base, b);
@@ -66,7 +63,6 @@ void rebase_forget(void)
 {
     free(atomic_exchange(&base, NULL));
     memset(drops, 0, sizeof drops);
-    memset(memop_bytes, 0, sizeof memop_bytes);
     atomic_store(&resets, 0);
     since = 0;
 }
@@ -84,11 +80,6 @@ void rebase_entry(uint32_t id, struct rebase_entry *out)
 uint64_t rebase_drop(int i)
 {
     return i >= 0 && i < DROP_NREASONS ? drops[i] : 0;
-}
-
-uint64_t rebase_memop_bytes(int k)
-{
-    return k >= 0 && k < 8 ? memop_bytes[k] : 0;
 }
 
 uint64_t rebase_count(void)

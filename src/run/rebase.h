@@ -11,11 +11,11 @@
 /* A kernel table entry's counters at the reset (its launches then still pending on the GPU
  * left out of calls: their samples come after the reset, and so do their calls). */
 struct rebase_entry {
-    uint64_t calls, captured, dropped, failed, shutdown, warmup, outside, paused;
+    uint64_t calls, captured, dropped, failed, shutdown, warmup, paused;
 };
 
-/* Takes the base: every kernel table entry's counters, the drop reasons and the memory
- * operations' bytes as they are now; launches still pending in the pools count after it.
+/* Takes the base: every kernel table entry's counters and the drop reasons as they are now
+ * (each module takes its own: modules_reset); launches still pending in the pools count after it.
  * Returns 0, or -1 when out of memory (nothing changed). The drain thread, with pass_lock
  * held, right after a pass. */
 int rebase_take(void);
@@ -23,9 +23,8 @@ int rebase_take(void);
 /* Entry id's base (zeros before any reset or for an entry made since). Any thread. */
 void rebase_entry(uint32_t id, struct rebase_entry *out);
 
-/* The base of drop reason i (enum report_drop), of the memory operations' bytes of kind k. */
+/* The base of drop reason i (enum report_drop). */
 uint64_t rebase_drop(int i);
-uint64_t rebase_memop_bytes(int k);
 
 /* Resets so far, and the wall-clock time (seconds since the epoch) of the last one (0: none). */
 uint64_t rebase_count(void);

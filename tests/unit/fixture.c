@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuptitimer.h"
 #include "gatewatch.h"
 #include "memop.h"
+#include "modules.h"
 #include "rebase.h"
 
 /* ---- the gate watchdog, without its thread ----
@@ -97,22 +99,18 @@ int fx_setup(void **state)
     kt.owner = getpid();
     if (ktab_init(&kt.ktab, (uint32_t)kt.cfg.max_kernels) != 0)
         return -1;
-    if (kt.cfg.range != RANGE_ALL &&
-        !(kt.outside = calloc((size_t)kt.ktab.mask + 1, sizeof *kt.outside)))
-        return -1;
-    if (kt.cfg.range != RANGE_ALL)
-        kt_hold(HOLD_RANGE, true); /* closed until the program opens it */
     drain_init(&kt.drain, &driver_event_ops);
     /* No drain thread unless the test starts one: it folds with drain_pass(). */
     drain_stop(&kt.drain, 0);
-    hw_init(&kt.hw, kt.cfg.warmup);
+    /* Each module's state afresh, from this test's settings (modules.def). */
+    modules_start();
     atomic_store(&kt.timing, kt.cfg.timer);
     /* The driver table is the fake's (ktime_driver_ready() says yes without resolving it);
      * the exit handlers count as installed, so that a first launch installs none. */
     atomic_store(&kt.driver_state, 1);
     atomic_store(&kt.registered, 1);
     atomic_store(&kt.phase, PHASE_ON);
-    launch_busy = 0;
+    inside_ktime = 0;
     return 0;
 }
 
@@ -142,10 +140,10 @@ int fx_teardown(void **state)
         free(atomic_load(&kt.ktab.slots[i].name));
     free(kt.ktab.slots);
     free((void *)kt.ktab.order);
-    free(kt.outside);
     free(kt.paused);
+    kt.paused = NULL;
     rebase_forget();
-    hw_free(&kt.hw);
+    hw_free(cuptitimer_records());
     config_free(&kt.cfg);
     pthread_mutex_destroy(&kt.drain.pass_lock);
     pthread_mutex_destroy(&kt.drain.wake_mu);
@@ -215,7 +213,7 @@ struct agg *fx_agg(const void *handle, int dev)
     return a;
 }
 
-int fx_collect(struct report *r, bool hw, bool hw_primary)
+int fx_collect(struct report *r, bool hw_primary)
 {
     memset(r, 0, sizeof *r);
     r->warmup = kt.cfg.warmup;
@@ -223,11 +221,15 @@ int fx_collect(struct report *r, bool hw, bool hw_primary)
     r->ndevices = atomic_load(&kt.ndevices);
     if (collect_kernels(r, true, hw_primary, false) != 0)
         return -1;
-    if (hw && collect_hw(r, hw_primary) != 0)
-        return -1;
     for (int i = 0; i < DROP_NREASONS; i++)
         r->drops[i] += atomic_load(&kt.drops[i]);
     return 0;
+}
+
+void fx_header(struct report *r)
+{
+    memset(r, 0, sizeof *r);
+    modules_header(r);
 }
 
 struct report_kernel *fx_row(struct report *r, const char *name)

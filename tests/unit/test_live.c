@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "rebase.h"
 
 #define NS 250000u
@@ -51,7 +52,7 @@ static void test_paused(void **state)
     kt_hold(HOLD_PAUSED, false);
     assert_int_equal(run(k, 2), 2);
     /* Off and outside a capture range at once: off. */
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_non_null(row = fx_row(&r, "k_paused"));
     assert_int_equal(row->calls, 9);
     assert_int_equal(row->warmup_skipped, 2);
@@ -72,9 +73,9 @@ static void test_paused_over_range(void **state)
     assert_int_equal(run(k, 3), 0);
     kt_hold(HOLD_PAUSED, false);
     assert_int_equal(run(k, 2), 0);                 /* outside the range only */
-    launch_range_mark(true, CUDA_SUCCESS);
+    capture_mark(true, CUDA_SUCCESS);
     assert_int_equal(run(k, 1), 1);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     struct report_kernel *row = fx_row(&r, "k_both");
     assert_int_equal(row->paused, 3);
     assert_int_equal(row->outside_range, 2);
@@ -107,7 +108,7 @@ static void test_reset(void **state)
     assert_true(fd_sync(s));
     drain_pass(&kt.drain);
     assert_int_equal(run(k, 1), 1);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     for (int i = 0; i < DROP_NREASONS; i++)
         r.drops[i] = rebase_sub(r.drops[i], rebase_drop(i));
     assert_non_null(row = fx_row(&r, "k_reset"));
@@ -126,7 +127,7 @@ static void test_reset(void **state)
     assert_int_equal(rebase_take(), 0);
     drain_reset_aggs(&kt.drain);
     assert_int_equal(run(k2, 2), 2);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_null(fx_row(&r, "k_reset"));
     assert_int_equal(fx_row(&r, "k_other")->calls, 2);
     assert_int_equal(rebase_count(), 2);
@@ -197,7 +198,7 @@ static void test_gather_while_launching(void **state)
     assert_true(atomic_load(&ticks) >= 5);
     assert_int_equal(atomic_load(&bad), 0);
     drain_finish(&kt.drain, 0);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     struct report_kernel *row = fx_row(&r, "k_busy");
     assert_true(row->calls >= 3000);
     assert_int_equal(fx_timed(&r, row) + row->warmup_skipped + row->dropped, row->calls);

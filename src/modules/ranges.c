@@ -1,0 +1,180 @@
+/* ranges.c - the program's own ranges (NVTX ranges, ktime_range_push): which open range a
+ * launch belongs to, NVTX's injection offered to the program, and the report's section of the
+ * launches by range. The stacks and names are region.c's; the NVTX tool's entry points are
+ * src/hook/nvtx.c's. */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE */
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "module.h"
+#include "region.h"
+#include "state.h"
+
+/* KTIME_NVTX=1: NVTX's loader is to load libktime as its tool, unless another tool (Nsight
+ * Systems) is named already. */
+static void nvtx_offer(void)
+{
+    Dl_info info;
+    const char *set = getenv("NVTX_INJECTION64_PATH");
+
+    if (set && *set) {
+        log_info("NVTX_INJECTION64_PATH is set (%s): NVTX ranges go to that tool, not ktime", set);
+        return;
+    }
+    if (dladdr((void *)nvtx_offer, &info) && info.dli_fname && info.dli_fname[0] == '/')
+        setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+static bool ranges_start(void)
+{
+    region_set_outermost(kt.cfg.region == REGION_OUTERMOST);
+    if (kt.cfg.nvtx)
+        nvtx_offer();
+    return true;
+}
+
+/* How NVTX reached ktime, for the ranges' section. */
+static const char *nvtx_state(void)
+{
+    const char *path = getenv("NVTX_INJECTION64_PATH");
+
+    if (region_nvtx_tool())
+        return "ktime is NVTX's tool (NVTX_INJECTION64_PATH)";
+    if (path && *path && !strstr(path, "libktime"))
+        return "another tool is NVTX's (NVTX_INJECTION64_PATH), so NVTX ranges are not seen; "
+               "only ktime_range_push";
+    return "not NVTX's tool (KTIME_NVTX=1 or the ktime launcher makes it one); only "
+           "ktime_range_push";
+}
+
+static void ranges_header(struct report *r)
+{
+    r->region_mode = region_mode_name(kt.cfg.region);
+    r->nvtx = nvtx_state();
+}
+
+static int cmp_region_rows(const void *a, const void *b)
+{
+    const struct report_region_row *x = a, *y = b;
+
+    if (x->st.sum != y->st.sum)
+        return x->st.sum < y->st.sum ? 1 : -1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+static int cmp_regions(const void *a, const void *b)
+{
+    const struct report_region *x = a, *y = b;
+
+    if (x->total_us != y->total_us)
+        return x->total_us < y->total_us ? 1 : -1;
+    if (!x->name || !y->name)
+        return !x->name - !y->name; /* outside every range last among equals */
+    return strcmp(x->name, y->name);
+}
+
+/* The launches' samples by the range they were made in (aggregates keyed by range), with every
+ * range that was pushed, launches or not. Kernel rows are ks's (before memory operations are
+ * split off), row_of maps a kernel-table id to 1 + its row. */
+static int gather_ranges(struct report *r, struct report_kernel *ks, const uint32_t *row_of,
+                         uint32_t mask, struct agg *aggs)
+{
+    uint32_t *group = NULL; /* region id -> 1 + its index in r->regions */
+    struct agg *a, *atmp;
+    size_t cap = REGION_SLOTS + 2;
+    /* Every name interned, the overflow entry and the launches outside every range; a name
+     * interned while this runs may find no room (its range is then left out). */
+    size_t ngroups = atomic_load(&region_stats.names) + 2;
+
+    r->regions = NULL;
+    r->nregions = 0;
+    if (!region_any())
+        return 0;
+    if (!(group = calloc(cap, sizeof *group)) ||
+        !(r->regions = calloc(ngroups, sizeof *r->regions))) {
+        free(group);
+        return -1;
+    }
+    for (uint32_t id = 1; id < cap && r->nregions + 1 < ngroups; id++) {
+        const struct region_entry *e = region_entry_of(id);
+        const char *name = region_name(id);
+        if (!e || !name)
+            continue;
+        struct report_region *g = &r->regions[r->nregions++];
+        g->name = name;
+        g->ranges = e->pushes;
+        g->open = e->open;
+        g->wall_ms = (double)e->wall_ns / 1e6;
+        group[id] = (uint32_t)r->nregions;
+    }
+    HASH_ITER(hh, aggs, a, atmp) {
+        uint32_t row = a->kernel <= mask ? row_of[a->kernel] : 0;
+        if (!row || !a->st.n || ks[row - 1].kind == REPORT_MEMOP)
+            continue;
+        if (a->region >= cap || (a->region && !group[a->region]))
+            continue;
+        if (!group[a->region]) { /* outside every range: a group of its own, room kept */
+            r->regions[r->nregions].name = NULL;
+            group[a->region] = (uint32_t)++r->nregions;
+        }
+        struct report_region *g = &r->regions[group[a->region] - 1];
+        const struct report_kernel *k = &ks[row - 1];
+        struct report_region_row *rr = NULL;
+        for (size_t i = 0; i < g->nrows; i++)
+            if (g->rows[i].mangled == k->mangled)
+                rr = &g->rows[i];
+        if (!rr) {
+            struct report_region_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
+            if (!more)
+                continue; /* without memory the range misses this kernel; nothing else is lost */
+            g->rows = more;
+            rr = &g->rows[g->nrows++];
+            memset(rr, 0, sizeof *rr);
+            rr->mangled = k->mangled;
+            rr->name = k->name;
+            rr->kind = k->kind;
+        }
+        stats_merge(&rr->st, &a->st);
+        if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
+            sketch_merge(rr->sk, &a->sk);
+        g->total_us += a->st.sum;
+        g->timed += a->st.n;
+    }
+    /* Names interned but never pushed (KTIME_RANGE=nvtx:NAME's, the overflow entry) are no
+     * ranges of the run. */
+    size_t kept = 0;
+    for (size_t i = 0; i < r->nregions; i++)
+        if (r->regions[i].ranges || r->regions[i].open || r->regions[i].nrows)
+            r->regions[kept++] = r->regions[i];
+    r->nregions = kept;
+    for (size_t i = 0; i < r->nregions; i++)
+        if (r->regions[i].nrows > 1)
+            qsort(r->regions[i].rows, r->regions[i].nrows, sizeof *r->regions[i].rows,
+                  cmp_region_rows);
+    qsort(r->regions, r->nregions, sizeof *r->regions, cmp_regions);
+    r->region_unmatched_pops = atomic_load(&region_stats.unmatched_pops);
+    r->region_too_deep = atomic_load(&region_stats.too_deep);
+    free(group);
+    return 0;
+}
+
+/* Without memory the report has no ranges' section; nothing else is lost. */
+static int ranges_rows(struct report *r, const struct module_rows *m)
+{
+    if (gather_ranges(r, r->kernels, m->row_of, m->mask, m->aggs) != 0) {
+        free(r->regions);
+        r->regions = NULL;
+        r->nregions = 0;
+    }
+    return 0;
+}
+
+const struct ktime_module ranges_module = {
+    .name = "ranges",
+    .start = ranges_start,
+    .header = ranges_header,
+    .rows = ranges_rows,
+};
