@@ -52,9 +52,6 @@ struct ktime_state {
      * capture range is closed), HOLD_PAUSED (ktime ctl off, KTIME_START=paused); 0: timed.
      * One relaxed load on the launch path. */
     _Atomic int hold;
-    /* Launches past warmup made while timing was off, by kernel table slot; NULL when it can
-     * never be off (KTIME_CTL=0 and KTIME_START=on, or no memory). */
-    _Atomic uint64_t *paused;
     char *start_dir;                    /* the working directory at start-up, or NULL */
 };
 

@@ -75,8 +75,6 @@ static void gather_entry(struct gather *g, struct ktab_entry *e, bool live)
     failed = rebase_sub(atomic_load(&e->failed), b.failed);
     dropped = rebase_sub(atomic_load(&e->dropped), b.dropped);
     modules_entry(id, &part);
-    if (kt.paused)
-        part.paused = rebase_sub(atomic_load(&kt.paused[id]), b.paused);
     shutdown = rebase_sub(atomic_load(&e->shutdown), b.shutdown);
     captured = rebase_sub(atomic_load(&e->captured), b.captured);
     warmup = rebase_sub(atomic_load(&e->warmup), b.warmup);

@@ -18,7 +18,6 @@
 #include "gatewatch.h"
 #include "launch.h"
 #include "lifecycle.h"
-#include "live.h"
 #include "log.h"
 #include "modules.h"
 #include "outpath.h"
@@ -82,7 +81,6 @@ void ktime_register_exit(void)
         log_warn("could not register the exit handler; no report will be written");
     if (kt.cfg.signals)
         signals_install(finish_report);
-    live_first_launch();
 }
 
 /* Stops the drain thread and folds in what completes within KTIME_EXIT_WAIT_MS (on a signal,
@@ -173,7 +171,7 @@ static bool build_and_deliver(double t_built, const char *path_done)
     }
     bool to_file = deliver_report(r, t_built, path_done, budget_ms(kt.cfg.exit_wait_ms),
                                   written.path, sizeof written.path);
-    live_final_outputs(r, budget_ms(kt.cfg.exit_wait_ms));
+    modules_report_written(r, budget_ms(kt.cfg.exit_wait_ms));
     /* Written again with the report file (finish_late), never apart from it. */
     if (kt.cfg.also_output && (!path_done || to_file))
         deliver_also(r);
@@ -224,13 +222,11 @@ void finish_report(double deadline)
     signals_report_step(SIGNALS_STEP_DRAIN);
     t0 = drain_now_ms();
     end.stopped = written.stopped = stop_draining(&t_stop);
-    live_stop(written.stopped ? 0 : budget_ms(kt.cfg.exit_wait_ms));
     t_finish = drain_now_ms();
     if (written.stopped)
         log_costs();
 
     finish_header(r);
-    live_stamp_final(r);
     if (!written.stopped)
         r->note = "the drain thread did not stop in time (stuck in the driver); no timings reported";
     /* The features' last work, in the registry's order: CUPTI's completed records, the floor
@@ -245,7 +241,6 @@ void finish_report(double deadline)
     signals_report_step(SIGNALS_STEP_WRITE);
     written.to_file = build_and_deliver(drain_now_ms(), NULL);
     modules_after_report(&end);
-    live_close();
     signals_report_step(SIGNALS_STEP_DONE);
 }
 

@@ -12,11 +12,11 @@
 #include "fork.h"
 #include "ktime.h"
 #include "lifecycle.h"
-#include "live.h"
 #include "log.h"
 #include "modules.h"
 #include "state.h"
 #include "sysinfo.h"
+#include "tick.h"
 
 
 static const char *env_get(const char *name)
@@ -54,9 +54,9 @@ __attribute__((constructor)) static void ktime_init(void)
     drain_init(&kt.drain, &driver_event_ops);
     /* Each feature reads its settings and sets itself up (modules.def). */
     modules_start();
+    tick_install(); /* the modules' tick(), from the drain thread */
     atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
-    live_init(finish_header);
     fork_register();
     atomic_store(&kt.phase, PHASE_ON);
     finish_register_idle();

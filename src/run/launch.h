@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include "capture.h"
+#include "control.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -128,7 +129,7 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     int hold = atomic_load_explicit(&kt.hold, memory_order_relaxed);
     if (hold) {
         if (hold & HOLD_PAUSED)
-            atomic_fetch_add_explicit(&kt.paused[ktab_id(&kt.ktab, k)], 1, memory_order_relaxed);
+            control_count_paused(k);
         else
             capture_count_outside(k);
         return false;

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "state.h"
 
@@ -12,14 +11,11 @@
  * it stopped: entries by kernel table slot, allocated at the first reset. */
 static struct rebase_entry *_Atomic base;
 static uint64_t drops[DROP_NREASONS];
-static _Atomic uint64_t resets;
-static double since;
 
 int rebase_take(void)
 {
     struct rebase_entry *b = atomic_load(&base);
     uint32_t used = atomic_load(&kt.ktab.count), npools;
-    struct timespec now;
 
     if (!b && !(b = calloc((size_t)kt.ktab.mask + 1, sizeof *b)))
         return -1;
@@ -32,7 +28,6 @@ int rebase_take(void)
         /* In the order the report reads them (collect.c): what a launch adds to last first. */
         o->failed = atomic_load(&e->failed);
         o->dropped = atomic_load(&e->dropped);
-        o->paused = kt.paused ? atomic_load(&kt.paused[id]) : 0;
         o->shutdown = atomic_load(&e->shutdown);
         o->captured = atomic_load(&e->captured);
         o->warmup = atomic_load(&e->warmup);
@@ -52,10 +47,7 @@ int rebase_take(void)
     }
     for (int i = 0; i < DROP_NREASONS; i++)
         drops[i] = atomic_load(&kt.drops[i]);
-    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
-        since = (double)now.tv_sec + now.tv_nsec / 1e9;
     atomic_store(&base, b);
-    atomic_fetch_add(&resets, 1);
     return 0;
 }
 
@@ -63,8 +55,6 @@ void rebase_forget(void)
 {
     free(atomic_exchange(&base, NULL));
     memset(drops, 0, sizeof drops);
-    atomic_store(&resets, 0);
-    since = 0;
 }
 
 void rebase_entry(uint32_t id, struct rebase_entry *out)
@@ -80,14 +70,4 @@ void rebase_entry(uint32_t id, struct rebase_entry *out)
 uint64_t rebase_drop(int i)
 {
     return i >= 0 && i < DROP_NREASONS ? drops[i] : 0;
-}
-
-uint64_t rebase_count(void)
-{
-    return atomic_load(&resets);
-}
-
-double rebase_since_unix(void)
-{
-    return since;
 }

@@ -11,7 +11,7 @@
 /* A kernel table entry's counters at the reset (its launches then still pending on the GPU
  * left out of calls: their samples come after the reset, and so do their calls). */
 struct rebase_entry {
-    uint64_t calls, captured, dropped, failed, shutdown, warmup, paused;
+    uint64_t calls, captured, dropped, failed, shutdown, warmup;
 };
 
 /* Takes the base: every kernel table entry's counters and the drop reasons as they are now
@@ -25,10 +25,6 @@ void rebase_entry(uint32_t id, struct rebase_entry *out);
 
 /* The base of drop reason i (enum report_drop). */
 uint64_t rebase_drop(int i);
-
-/* Resets so far, and the wall-clock time (seconds since the epoch) of the last one (0: none). */
-uint64_t rebase_count(void);
-double rebase_since_unix(void);
 
 /* Forgets every base: the counts are the whole run's again. For the unit tests, which run
  * many processes' worth of state in one. */

@@ -140,8 +140,6 @@ int fx_teardown(void **state)
         free(atomic_load(&kt.ktab.slots[i].name));
     free(kt.ktab.slots);
     free((void *)kt.ktab.order);
-    free(kt.paused);
-    kt.paused = NULL;
     rebase_forget();
     hw_free(cuptitimer_records());
     config_free(&kt.cfg);

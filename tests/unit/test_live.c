@@ -1,6 +1,7 @@
 /* test_live.c - ktime always on, in process through the fake driver: launches made while
- * timing is off (kt.hold) counted as paused, never bracketed; a reset's base (rebase.c) with
- * launches still pending on the GPU across it, the drop reasons and the warmup (not redone);
+ * timing is off (kt.hold) counted as paused, never bracketed; a reset (tick_reset: rebase.c's
+ * base and each module's) with launches still pending on the GPU across it, the drop reasons
+ * and the warmup (not redone);
  * rows gathered on the drain thread while another thread launches (collect_gather, live),
  * every one of them with its launches in exactly one bucket, calls never going back, an entry
  * not yet named left for the next time. ThreadSanitizer runs this (tools/test.sh). */
@@ -11,7 +12,10 @@
 #include <string.h>
 
 #include "capture.h"
+#include "control.h"
+#include "live.h"
 #include "rebase.h"
+#include "tick.h"
 
 #define NS 250000u
 
@@ -43,7 +47,7 @@ static void test_paused(void **state)
     struct report_kernel *row;
 
     start();
-    assert_non_null(kt.paused = calloc((size_t)kt.ktab.mask + 1, sizeof *kt.paused));
+    assert_non_null(control_paused);                /* KTIME_CTL is on */
     assert_int_equal(run(k, 3), 1);                 /* 2 warmup, 1 timed */
     kt_hold(HOLD_PAUSED, true);
     uint64_t records = fd_calls(FD_EventRecord);
@@ -68,7 +72,7 @@ static void test_paused_over_range(void **state)
     void *k = fd_kernel("k_both");
 
     start();
-    assert_non_null(kt.paused = calloc((size_t)kt.ktab.mask + 1, sizeof *kt.paused));
+    assert_non_null(control_paused);                /* KTIME_CTL is on */
     kt_hold(HOLD_PAUSED, true);                     /* the range is closed (fixture) */
     assert_int_equal(run(k, 3), 0);
     kt_hold(HOLD_PAUSED, false);
@@ -100,10 +104,8 @@ static void test_reset(void **state)
     assert_true(fx_launch(k, s, NS));
     assert_true(fx_launch(k, s, NS));
     drain_pass(&kt.drain);                          /* both pending */
-    assert_int_equal(rebase_take(), 0);
-    drain_reset_aggs(&kt.drain);
-    assert_int_equal(rebase_count(), 1);
-    assert_true(rebase_since_unix() > 0);
+    assert_int_equal(tick_reset(), 0);
+    assert_int_equal(live_resets(), 1);
     fd_release(s);
     assert_true(fd_sync(s));
     drain_pass(&kt.drain);
@@ -124,13 +126,12 @@ static void test_reset(void **state)
     assert_int_equal(r.drops[DROP_EVENT_ERROR], 0);
     collect_free(&r);
     /* A second reset: the base moves on. */
-    assert_int_equal(rebase_take(), 0);
-    drain_reset_aggs(&kt.drain);
+    assert_int_equal(tick_reset(), 0);
     assert_int_equal(run(k2, 2), 2);
     assert_int_equal(fx_collect(&r, false), 0);
     assert_null(fx_row(&r, "k_reset"));
     assert_int_equal(fx_row(&r, "k_other")->calls, 2);
-    assert_int_equal(rebase_count(), 2);
+    assert_int_equal(live_resets(), 2);
     collect_free(&r);
 }
 
