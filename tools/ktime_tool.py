@@ -159,11 +159,11 @@ MEMOP = dict(STATS, **{"!kind": "str", "!calls": "count", "!timed": "count", "!b
                        "!timed_bytes": "count", "gb_per_s": "num?"},
              **{k: "count" for k in ("warmup_skipped", "captured", "dropped", "failed",
                                      "incomplete", "outside_range", "unsampled", "ungated")})
-REGION_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
+RANGE_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
 REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
            "!ranges": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
                                 "wall_ms": "num", "timed": "count", "total_ms": "num",
-                                "kernels": ("list", REGION_KERNEL)}),
+                                "kernels": ("list", RANGE_KERNEL)}),
            "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
@@ -314,7 +314,7 @@ def check_report(path, r, allow_merged=True):
     _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("ranges"), list), path, "regions",
           "is neither null nor an object with a list of ranges")
     for i, g in enumerate((rg or {}).get("ranges", [])):
-        w = "regions.ranges[%d]" % i
+        w = "ranges.by_name[%d]" % i
         _need(isinstance(g, dict) and (g.get("name") is None or isinstance(g.get("name"), str)),
               path, w, "is not a range with a name")
         for j, k in enumerate(g.get("kernels") or []):
@@ -337,7 +337,7 @@ def check_report(path, r, allow_merged=True):
         if k.get("hw"):
             blocks.append((w + ".hw", k["hw"], ("mean_us",)))
     for i, g in enumerate((rg or {}).get("ranges") or []):
-        blocks += [("regions.ranges[%d].kernels[%d]" % (i, j), k, ())
+        blocks += [("ranges.by_name[%d].kernels[%d]" % (i, j), k, ())
                    for j, k in enumerate(g.get("kernels") or [])]
     for where, b, more in blocks:
         if not b["timed"]:
@@ -456,7 +456,7 @@ def group_by(items, key):
     return out
 
 
-def merge_regions(reps, path):
+def merge_ranges(reps, path):
     """The ranges of several reports, by name, their kernels by mangled name; None when no
     input had any."""
     rgs = [r["regions"] for r in reps if isinstance(r.get("regions"), dict)]
@@ -730,7 +730,7 @@ def merge_reports(inputs, verb="merge"):
         for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
             m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
     m["memops"] = merge_memops(reps, p0)
-    m["regions"] = merge_regions(reps, p0)
+    m["regions"] = merge_ranges(reps, p0)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.

@@ -112,7 +112,7 @@ static void set_int(struct config *c, size_t offset, int v)
     memcpy((char *)c + offset, &v, sizeof v);
 }
 
-/* Whether word, one of setting st's, takes a parameter after it (KTIME_RANGE's "nvtx:"). */
+/* Whether word, one of setting st's, takes a parameter after it (KTIME_CAPTURE's "nvtx:"). */
 static bool takes_param(const struct setting *st, const char *word)
 {
     size_t n = strlen(word);
@@ -365,7 +365,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
 
 /* What a setting's value means beyond itself, once it is read (s: the environment's value,
  * or NULL). Settings are read in settings.def's order: KTIME_OUTPUT before KTIME_FORMAT,
- * KTIME_TIMER before KTIME_RANGE. */
+ * KTIME_TIMER before KTIME_CAPTURE. */
 static void settle(struct config *c, enum setting_id id, const char *s)
 {
     switch (id) {
@@ -388,13 +388,13 @@ static void settle(struct config *c, enum setting_id id, const char *s)
         if (c->also_output)
             c->also_format = format_of_name(c->also_output);
         break;
-    case SETTING_RANGE:
+    case SETTING_CAPTURE:
         /* CUPTI's records cannot be left out: a capture range needs the events timer. */
-        if (s && c->range != RANGE_ALL && c->timer != TIMER_EVENTS) {
-            log_warn("KTIME_RANGE=%s works with KTIME_TIMER=events only (CUPTI records every "
+        if (s && c->capture != CAPTURE_ALL && c->timer != TIMER_EVENTS) {
+            log_warn("KTIME_CAPTURE=%s works with KTIME_TIMER=events only (CUPTI records every "
                      "kernel); with KTIME_TIMER=%s every launch is timed", s,
                      timer_kind_name(c->timer));
-            c->range = RANGE_ALL;
+            c->capture = CAPTURE_ALL;
             set_origin(c, id, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, id));
         }
         break;

@@ -26,11 +26,11 @@ enum timer_kind {
     TIMER_BOTH    /* both for every timed launch: the report shows their difference */
 };
 
-/* KTIME_RANGE: which launches are timed. */
-enum range_mode {
-    RANGE_ALL,          /* every launch (the default) */
-    RANGE_PROFILER_API, /* only those between cuProfilerStart and cuProfilerStop */
-    RANGE_NVTX          /* only those made while a range of range_name is open (any thread) */
+/* KTIME_CAPTURE: which launches are timed. */
+enum capture_mode {
+    CAPTURE_ALL,        /* every launch (the default) */
+    CAPTURE_PROFILER_API, /* only those between cuProfilerStart and cuProfilerStop */
+    CAPTURE_NVTX        /* only those made while a range of capture_name is open (any thread) */
 };
 
 /* KTIME_GROUP: the text and CSV reports' rows. */
@@ -39,8 +39,8 @@ enum group_mode {
     GROUP_SHAPE /* and under it a row per launch shape */
 };
 
-/* KTIME_REGION: which of the ranges open on a launch's thread the launch belongs to. */
-enum region_mode { REGION_INNERMOST, REGION_OUTERMOST };
+/* KTIME_RANGES: which of the ranges open on a launch's thread the launch belongs to. */
+enum range_attribution { RANGES_INNERMOST, RANGES_OUTERMOST };
 
 /* KTIME_<ID>'s index in config_settings[]: SETTING_WARMUP, SETTING_OUTPUT, ... */
 enum setting_id {

@@ -371,9 +371,9 @@ static void json_range(struct jw *w, const struct rm_range *g)
     jw_close(w);
 }
 
-void json_regions(struct jw *w, const struct model *m)
+void json_ranges(struct jw *w, const struct model *m)
 {
-    const struct rm_regions *r = m->regions;
+    const struct rm_ranges *r = m->ranges;
 
     if (!r) {
         jw_null(w, "regions");
@@ -385,8 +385,8 @@ void json_regions(struct jw *w, const struct model *m)
     jw_u64(w, "unmatched_pops", r->unmatched_pops);
     jw_u64(w, "too_deep", r->too_deep);
     jw_open(w, "ranges", '[', JW_BLOCK, 4, 2);
-    for (size_t i = 0; i < r->nranges; i++)
-        json_range(w, &r->ranges[i]);
+    for (size_t i = 0; i < r->nby_name; i++)
+        json_range(w, &r->by_name[i]);
     jw_close(w);
     jw_close(w);
 }

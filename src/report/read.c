@@ -34,7 +34,7 @@ static bool rd_timer(struct rd *r, const struct jv *root)
     return !r->failed;
 }
 
-/* KTIME_RANGE and KTIME_FLUSH_L2: an object each, or null. */
+/* KTIME_CAPTURE and KTIME_FLUSH_L2: an object each, or null. */
 static bool rd_capture_flush(struct rd *r, const struct jv *root)
 {
     const struct jv *c = rd_get(r, root, "", "range", JV_OBJECT, true, false);
@@ -306,7 +306,7 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
     /* The totals before the rows: a GPU's percent, when absent, is of the whole. */
     bool ok = rd_schema(&r, root) && rd_header(&r, root) && rd_devices(&r, root) &&
               rd_totals(&r, root) && rd_rows(&r, root) && rd_memops(&r, root) &&
-              rd_regions(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
+              rd_ranges(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
     json_free(&doc);
     if (!ok || m->oom) {
         if (ok)

@@ -88,7 +88,7 @@ bool rd_rows(struct rd *r, const struct jv *root);
 
 /* The sections (read_sections.c). */
 bool rd_memops(struct rd *r, const struct jv *root);
-bool rd_regions(struct rd *r, const struct jv *root);
+bool rd_ranges(struct rd *r, const struct jv *root);
 bool rd_conditions(struct rd *r, const struct jv *root);
 
 #endif

@@ -77,15 +77,15 @@ static bool rd_range(struct rd *r, const struct jv *g, const char *where, struct
     return !r->failed;
 }
 
-bool rd_regions(struct rd *r, const struct jv *root)
+bool rd_ranges(struct rd *r, const struct jv *root)
 {
     const struct jv *g = rd_get(r, root, "", "regions", JV_OBJECT, true, false), *rs;
-    struct rm_regions *o;
+    struct rm_ranges *o;
     char at[64];
 
     if (!g || g->type != JV_OBJECT)
         return !r->failed;
-    if (!(o = r->m->regions = model_alloc(r->m, sizeof *o)))
+    if (!(o = r->m->ranges = model_alloc(r->m, sizeof *o)))
         return OOM(r, "regions");
     if (!rd_str(r, g, "regions", "attribution", false, "innermost", &o->attribution) ||
         !rd_str(r, g, "regions", "nvtx", false, "not injected", &o->nvtx) ||
@@ -97,11 +97,11 @@ bool rd_regions(struct rd *r, const struct jv *root)
         o->attribution = "innermost";
     if (!o->nvtx)
         o->nvtx = "not injected";
-    if (rs->n && !(o->ranges = model_alloc(r->m, rs->n * sizeof *o->ranges)))
+    if (rs->n && !(o->by_name = model_alloc(r->m, rs->n * sizeof *o->by_name)))
         return OOM(r, "regions");
-    for (size_t i = 0; i < rs->n; i++, o->nranges++)
-        if (!rd_range(r, &rs->items[i], rd_index(at, sizeof at, "regions.ranges", i),
-                      &o->ranges[i]))
+    for (size_t i = 0; i < rs->n; i++, o->nby_name++)
+        if (!rd_range(r, &rs->items[i], rd_index(at, sizeof at, "ranges.by_name", i),
+                      &o->by_name[i]))
             return false;
     return true;
 }

@@ -44,7 +44,7 @@ static void test_round_trip(void **state)
     /* Names that are not UTF-8 come back as the program's bytes, launch shapes too. */
     fx->k[0].name = "sm\xff" "all(float*)";
     fx->k[0].mangled = "_Z5sm\xff";
-    fx->region_row.mangled = fx->k[1].mangled;
+    fx->range_row.mangled = fx->k[1].mangled;
     fx->r.group_shape = true;
     shape_add(&fx->k[0].shapes, &(struct kshape){ { 8, 1, 1 }, { 256, 1, 1 }, 0 }, 100.0);
     fx->argv[1] = "--n" "\xc3";
