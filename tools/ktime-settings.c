@@ -82,10 +82,12 @@ static void help_text(enum setting_id id, char *buf, size_t n)
         k = snprintf(buf, n, "%s: ", words_of(id, "", "", words, sizeof words));
     default_of(id, def, sizeof def);
     if (st->launcher_default)
-        snprintf(buf + k, n - (size_t)k, "%s [this launcher: %s; the library alone: %s]",
-                 st->doc, st->launcher_default, def);
+        k += snprintf(buf + k, n - (size_t)k, "%s [this launcher: %s; the library alone: %s]",
+                      st->doc, st->launcher_default, def);
     else
-        snprintf(buf + k, n - (size_t)k, "%s [%s]", st->doc, def);
+        k += snprintf(buf + k, n - (size_t)k, "%s [%s]", st->doc, def);
+    if (st->old_name && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " (earlier name: %s)", st->old_name);
 }
 
 /* Prints text wrapped at HELP_WIDTH, every line but the first indented to HELP_TEXT_COL (the
@@ -180,6 +182,8 @@ static void block_readme(void)
             fputs(": ", stdout);
         }
         md(st->doc);
+        if (st->old_name)
+            printf(" (earlier name: `%s`, still read)", st->old_name);
         puts(" |");
     }
 }
@@ -194,7 +198,10 @@ static void block_reference(void)
         printf("| [`%s`](#", st->name);
         for (const char *p = st->name; *p; p++)
             putchar(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-        fputs(") | ", stdout);
+        if (st->old_name)
+            printf(") (earlier name: `%s`) | ", st->old_name);
+        else
+            fputs(") | ", stdout);
         switch (st->type) {
         case SETTING_TYPE_BOOL:
             fputs("`1` or `0` (`yes`/`no`, `true`/`false`, `on`/`off`)", stdout);
@@ -266,6 +273,9 @@ static void block_man7(void)
             roff(st->launcher_default);
         }
         puts(".");
+        if (st->old_name)
+            printf("Its earlier name, %s, is still read when %s is unset.\n",
+                   st->old_name, st->name);
     }
 }
 

@@ -286,7 +286,9 @@ static void test_closest_name(void **state)
     assert_string_equal(closest("KTIME_OUTPUTS"), "KTIME_OUTPUT");
     assert_string_equal(closest("KTIME_TIMMER"), "KTIME_TIMER");
     assert_string_equal(closest("KTIME_EXIT_WAIT"), "KTIME_EXIT_WAIT_MS");
-    assert_string_equal(closest("KTIME_RANG"), "KTIME_CAPTURE");
+    assert_string_equal(closest("KTIME_RANG"), "KTIME_CAPTURE"); /* near an earlier name */
+    assert_string_equal(closest("KTIME_REGON"), "KTIME_RANGES");  /* likewise */
+    assert_null(closest("KTIME_REGION"));                         /* an earlier name is known */
     assert_null(closest("KTIME_ZZZZZZZZZZ"));
     assert_null(closest("KTIME_WARMUP"));
     assert_true(config_is_known("KTIME_WARMUP", 12));

@@ -478,10 +478,63 @@ static void test_describe(void **state)
         assert_int_equal(lines[id][n], '=');
     }
     assert_string_equal(lines[SETTING_WARMUP], "KTIME_WARMUP=5                  (default)");
-    assert_string_equal(lines[SETTING_CAPTURE], "KTIME_CAPTURE=profiler-api        (launcher option)");
+    assert_string_equal(lines[SETTING_CAPTURE], "KTIME_CAPTURE=profiler-api      (launcher option)");
     assert_string_equal(lines[SETTING_OUTPUT],
                         "KTIME_OUTPUT=                   (default: stderr; ktime-HOST-RANK.txt "
                         "per rank in a job of several)");
+    config_free(&c);
+}
+
+/* A setting's earlier name (SETTING_OLD_NAME: KTIME_RANGE of KTIME_CAPTURE, KTIME_REGION of
+ * KTIME_RANGES) is read when the setting is unset, shown as its origin, named in its value's
+ * warning, known, and ignored with a note when the setting is set too. */
+static void test_old_names(void **state)
+{
+    struct config c;
+    char buf[200];
+    int n = 0;
+
+    for (int id = 0; id < CONFIG_NSETTINGS; id++)
+        if (config_settings[id].old_name) {
+            n++;
+            assert_true(config_is_known(config_settings[id].old_name,
+                                        strlen(config_settings[id].old_name)));
+            assert_null(config_find(config_settings[id].old_name,
+                                    strlen(config_settings[id].old_name)));
+        }
+    assert_int_equal(n, 2);
+    assert_string_equal(config_settings[SETTING_CAPTURE].old_name, "KTIME_RANGE"); /* earlier name */
+    assert_string_equal(config_settings[SETTING_RANGES].old_name, "KTIME_REGION"); /* earlier name */
+
+    set_env("KTIME_RANGE", "nvtx:step", "KTIME_REGION", "outermost"); /* earlier names */
+    load(&c);
+    assert_string_equal(captured, "");
+    assert_int_equal(c.capture, CAPTURE_NVTX);
+    assert_string_equal(c.capture_name, "step");
+    assert_int_equal(c.range_attribution, RANGES_OUTERMOST);
+    assert_int_equal(CONFIG_ORIGIN(&c, SETTING_CAPTURE), ORIGIN_OLD_NAME);
+    assert_string_equal(config_origin_text(&c, SETTING_CAPTURE, buf, sizeof buf),
+                        "KTIME_RANGE, the earlier name of KTIME_CAPTURE");
+    assert_string_equal(config_origin_text(&c, SETTING_RANGES, buf, sizeof buf),
+                        "KTIME_REGION, the earlier name of KTIME_RANGES");
+    config_free(&c);
+
+    set_env("KTIME_CAPTURE", "profiler-api", "KTIME_RANGE", "nvtx:step"); /* earlier name */
+    load(&c);
+    assert_string_equal(captured, "ktime: KTIME_CAPTURE and KTIME_RANGE (its earlier name) are "
+                                  "both set; KTIME_CAPTURE=profiler-api is used\n");
+    assert_int_equal(c.capture, CAPTURE_PROFILER_API);
+    assert_int_equal(CONFIG_ORIGIN(&c, SETTING_CAPTURE), ORIGIN_ENV);
+    assert_null(c.capture_name);
+    config_free(&c);
+
+    set_env("KTIME_REGION", "middle", NULL, NULL); /* earlier name */
+    load(&c);
+    assert_string_equal(captured, "ktime: warning: KTIME_REGION='middle' is not one of innermost, "
+                                  "outermost; using innermost\n"); /* earlier name */
+    assert_int_equal(c.range_attribution, RANGES_INNERMOST);
+    assert_string_equal(config_origin_text(&c, SETTING_RANGES, buf, sizeof buf),
+                        "default; KTIME_REGION's value was refused"); /* earlier name */
     config_free(&c);
 }
 
@@ -534,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_origins),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_old_names),
         cmocka_unit_test(test_dump),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
