@@ -29,7 +29,7 @@ void json_conditions(struct jw *w, const struct rm_cond *c);
 /* "memops": [...] or null. */
 void json_memops(struct jw *w, const struct model *m);
 
-/* "regions": {...} or null. */
+/* "ranges": {...} or null. */
 void json_ranges(struct jw *w, const struct model *m);
 
 /* A merged report's row: "ranks": [...], "rank_spread": {...}. */

@@ -86,6 +86,25 @@ check "KTIME_CAPTURE=nvtx:forward: the range's pushes and pops" \
 run_ktime rgt KTIME_NVTX=1 KTIME_CAPTURE=nvtx:forward "$R" --nvtx $N
 check "KTIME_CAPTURE=nvtx:forward: the header's range line" \
     grep -q '^capture  KTIME_CAPTURE=nvtx:forward: only launches while a range forward is open (on any thread) are timed;$' "$tmp/rgt.err"
+# The settings' earlier names still work: KTIME_RANGE, KTIME_REGION (earlier names).
+run_ktime rgo KTIME_NVTX=1 KTIME_RANGE=nvtx:forward KTIME_REGION=outermost KTIME_OUTPUT="$tmp/rgo.json" "$R" --nvtx $N # earlier names
+check "KTIME_RANGE and KTIME_REGION, the earlier names: read, no message" \
+    sh -c "'$JCHECK' '$tmp/rgo.json' capture.mode == nvtx:forward && '$JCHECK' '$tmp/rgo.json' ranges.attribution == outermost && '$JCHECK' '$tmp/rgo.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && [ ! -s '$tmp/rgo.err' ]"
+
+# A report written with the keys' earlier names ("range", "regions" and its "ranges") renders
+# and merges as the same report with today's keys.
+sed -e 's/^  "capture": {/  "range": {/' -e 's/^  "ranges": {/  "regions": {/' -e 's/^  "by_name": \[/  "ranges": [/' \
+    -e 's/"by_name": \[/"ranges": [/' "$tmp/rg.json" >"$tmp/rg-old.json"
+check "the earlier keys: the old report has them, not today's" \
+    sh -c "grep -q '\"range\": {' '$tmp/rg-old.json' && grep -q '\"regions\": {' '$tmp/rg-old.json' && ! grep -q '\"capture\"\\|\"by_name\"' '$tmp/rg-old.json'"
+for f in text csv json; do
+    check "the earlier keys: ktime-render --format $f prints the same" \
+        sh -c "'$E2E_RENDER' --format $f '$tmp/rg-old.json' >'$tmp/old.$f' && '$E2E_RENDER' --format $f '$tmp/rg.json' >'$tmp/new.$f' && cmp '$tmp/old.$f' '$tmp/new.$f'"
+done
+check "the earlier keys: ktime report of the JSON is the library's text" \
+    sh -c "KTIME_RENDER='$E2E_RENDER' '$PY' '$TOOL' report '$tmp/rg-old.json' | cmp - '$tmp/new.text'"
+check "the earlier keys: ktime merge of an old and a new report adds their ranges" \
+    sh -c "'$PY' '$TOOL' merge '$tmp/rg-old.json' '$tmp/rg.json' -o '$tmp/mo.json' && '$JCHECK' '$tmp/mo.json' 'ranges.by_name[name=forward].closed' == $((2 * N)) && '$JCHECK' '$tmp/mo.json' 'kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && ! grep -q '\"regions\"' '$tmp/mo.json'"
 run_ktime rge KTIME_CAPTURE=nvtx: KTIME_OUTPUT="$tmp/rge.json" "$R" $N
 check "KTIME_CAPTURE=nvtx: (no name): a warning, every launch timed" \
     sh -c "grep -q '^ktime: warning: KTIME_CAPTURE=.nvtx:. names no range' '$tmp/rge.err' && '$JCHECK' '$tmp/rge.json' capture == null"

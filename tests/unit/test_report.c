@@ -107,7 +107,7 @@ static void test_empty_and_capture(void **state)
     r.capture_starts = 3, r.capture_stops = 2, r.capture_ranges = 2, r.capture_still_open = 1;
     r.kernels[0].outside_range = 7;
     t = render_report(&r, 1);
-    assert_non_null(strstr(t, "\"range\": { \"mode\": \"profiler-api\", \"starts\": 3, "
+    assert_non_null(strstr(t, "\"capture\": { \"mode\": \"profiler-api\", \"starts\": 3, "
                               "\"stops\": 2, \"ranges\": 2, \"open_at_exit\": true },"));
     assert_non_null(strstr(t, "\"outside_range\": 7,"));
     free(t);
