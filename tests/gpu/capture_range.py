@@ -77,10 +77,10 @@ def main():
     except (OSError, ValueError) as e:
         print(f"capture_range.py: FAIL (no report: {e}; {'; '.join(bad)})")
         return 1
-    rng = r.get("range") or {}
+    rng = r.get("capture") or {}
     if (rng.get("starts"), rng.get("stops"), rng.get("ranges"), rng.get("open_at_exit")) != \
             (1, 1, 1, False):
-        bad.append(f"range {rng}, want 1 start, 1 stop, 1 range, closed")
+        bad.append(f"capture {rng}, want 1 start, 1 stop, 1 range, closed")
     for k in r.get("kernels", []):
         s = sum(k.get(b, 0) for b in BUCKETS)
         if s != k["calls"]:

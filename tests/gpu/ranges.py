@@ -96,7 +96,7 @@ def main():
     with open(script, "w") as f:
         f.write(WORKLOAD)
     runs = [("nvtx", "nvtx", {"KTIME_NVTX": "1"}), ("api", "api", {}),
-            ("range", "nvtx", {"KTIME_NVTX": "1", "KTIME_CAPTURE": "nvtx:backward"})]
+            ("capture", "nvtx", {"KTIME_NVTX": "1", "KTIME_CAPTURE": "nvtx:backward"})]
     try:
         import nvtx  # noqa: F401
         runs.append(("annotate", "annotate", {"KTIME_NVTX": "1"}))
@@ -122,11 +122,11 @@ def main():
         rep = reps.get(label)
         if not rep:
             continue
-        rg = rep.get("regions")
+        rg = rep.get("ranges")
         if not isinstance(rg, dict):
             check(False, "%s: the report has ranges" % label)
             continue
-        by = {g["name"]: g for g in rg["ranges"]}
+        by = {g["name"]: g for g in rg["by_name"]}
         check(all(by.get(r, {}).get("closed") == 40 and by[r].get("wall_ms", 0) > 0
                   for r in ("step", "forward", "backward")),
               "%s: step, forward, backward closed 40 times each, with wall time (%s)"
@@ -137,19 +137,19 @@ def main():
             k = kernel_with(rep, word)
             g = by.get(rname)
             inside = [x for x in (g or {}).get("kernels", []) if k and x["mangled"] == k["mangled"]]
-            elsewhere = sum(x["timed"] for gg in rg["ranges"] if gg is not g
+            elsewhere = sum(x["timed"] for gg in rg["by_name"] if gg is not g
                             for x in gg.get("kernels", []) if k and x["mangled"] == k["mangled"])
             ok = bool(k) and len(inside) == 1 and inside[0]["timed"] == k["timed"] > 0 and elsewhere == 0
             check(ok, "%s: every %s sample under %s (%s of %s timed; %d elsewhere)"
                   % (label, word, rname or "no range", inside[0]["timed"] if inside else None,
                      k["timed"] if k else None, elsewhere))
     if reps.get("nvtx"):
-        check((reps["nvtx"].get("regions") or {}).get("nvtx", "").startswith("ktime is NVTX's tool"),
-              "nvtx: ktime is NVTX's tool (%r)" % (reps["nvtx"].get("regions") or {}).get("nvtx"))
-    rep = reps.get("range")
+        check((reps["nvtx"].get("ranges") or {}).get("nvtx", "").startswith("ktime is NVTX's tool"),
+              "nvtx: ktime is NVTX's tool (%r)" % (reps["nvtx"].get("ranges") or {}).get("nvtx"))
+    rep = reps.get("capture")
     if rep:
         add, mul = kernel_with(rep, "_add"), kernel_with(rep, "mulfunctor")
-        rgm = rep.get("range") or {}
+        rgm = rep.get("capture") or {}
         check(bool(add) and add["timed"] > 0 and add["outside_range"] == 0 and bool(mul) and
               mul["timed"] == 0 and mul["outside_range"] > 0 and rgm.get("ranges") == 40,
               "KTIME_CAPTURE=nvtx:backward: add timed (%s), mul only outside the range (%s), %s ranges"

@@ -530,8 +530,9 @@ static void test_old_names(void **state)
 
     set_env("KTIME_REGION", "middle", NULL, NULL); /* earlier name */
     load(&c);
-    assert_string_equal(captured, "ktime: warning: KTIME_REGION='middle' is not one of innermost, "
-                                  "outermost; using innermost\n"); /* earlier name */
+    assert_string_equal(captured, /* KTIME_REGION, an earlier name, named in its warning */
+                        "ktime: warning: KTIME_REGION='middle' is not one of " /* earlier name */
+                        "innermost, outermost; using innermost\n");
     assert_int_equal(c.range_attribution, RANGES_INNERMOST);
     assert_string_equal(config_origin_text(&c, SETTING_RANGES, buf, sizeof buf),
                         "default; KTIME_REGION's value was refused"); /* earlier name */
