@@ -56,12 +56,12 @@ check "a pop with no range open is counted, not fatal" \
 
 # --- without NVTX injection: NVTX calls are no-ops, the report says so ------------------------
 run_ktime plain KTIME_OUTPUT="$tmp/plain.json" "$R" --nvtx $N
-check "no KTIME_NVTX: no ranges from NVTX (regions null)" jc "$tmp/plain.json" ranges == null
+check "no KTIME_NVTX: no ranges from NVTX (ranges null)" jc "$tmp/plain.json" ranges == null
 run_ktime other KTIME_NVTX=1 NVTX_INJECTION64_PATH=/nonexistent/libother.so KTIME_OUTPUT="$tmp/other.json" "$R" --nvtx $N
 check "another tool named in NVTX_INJECTION64_PATH: left alone, no ranges, exit 0" \
     sh -c "'$JCHECK' '$tmp/other.json' ranges == null && [ \$(cat '$tmp/other.rc') = 0 ]"
 run_ktime none KTIME_OUTPUT="$tmp/none.json" "$E2E_BIN/app_cudart" k_a=125000:10
-check "a program with no range: regions is null" jc "$tmp/none.json" ranges == null
+check "a program with no range: ranges is null" jc "$tmp/none.json" ranges == null
 run_ktime nonet "$E2E_BIN/app_cudart" k_a=125000:10
 check "a program with no range: no ranges section" sh -c "! grep -q '^ranges:' '$tmp/nonet.err'"
 

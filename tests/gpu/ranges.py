@@ -89,7 +89,7 @@ def main():
             subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("ranges.py: SKIP (no GPU)")
         return 77
-    out = a.out or tempfile.mkdtemp(prefix="ktime-regions-")
+    out = a.out or tempfile.mkdtemp(prefix="ktime-ranges-")
     os.makedirs(out, exist_ok=True)
     lib = os.path.abspath(a.lib)
     script = os.path.join(out, "workload.py")
