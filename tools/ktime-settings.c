@@ -82,12 +82,10 @@ static void help_text(enum setting_id id, char *buf, size_t n)
         k = snprintf(buf, n, "%s: ", words_of(id, "", "", words, sizeof words));
     default_of(id, def, sizeof def);
     if (st->launcher_default)
-        k += snprintf(buf + k, n - (size_t)k, "%s [this launcher: %s; the library alone: %s]",
-                      st->doc, st->launcher_default, def);
+        snprintf(buf + k, n - (size_t)k, "%s [this launcher: %s; the library alone: %s]",
+                 st->doc, st->launcher_default, def);
     else
-        k += snprintf(buf + k, n - (size_t)k, "%s [%s]", st->doc, def);
-    if (st->old_name && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, " (earlier name: %s)", st->old_name);
+        snprintf(buf + k, n - (size_t)k, "%s [%s]", st->doc, def);
 }
 
 /* Prints text wrapped at HELP_WIDTH, every line but the first indented to HELP_TEXT_COL (the
@@ -134,6 +132,8 @@ static void block_launcher(void)
             printf("%s\n%*s", head, HELP_TEXT_COL, "");
             wrap(text, HELP_TEXT_COL);
         }
+        if (st->old_name) /* a line of its own, so that the name is never split from it */
+            printf("%*s(earlier name: %s)\n", HELP_TEXT_COL, "", st->old_name);
     }
     puts("SETTINGS\n}");
     puts("# The settings this launcher gives a value when they are unset or empty; each is "
