@@ -123,7 +123,7 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
         return false;
     }
-    /* KTIME_RANGE: past its warmup, a launch outside the capture range is only counted. */
+    /* KTIME_CAPTURE: past its warmup, a launch outside the capture range is only counted. */
     if (capture_excludes(k))
         return false;
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
