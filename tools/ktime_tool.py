@@ -160,12 +160,12 @@ MEMOP = dict(STATS, **{"!kind": "str", "!calls": "count", "!timed": "count", "!b
                        "!timed_bytes": "count", "gb_per_s": "num?"},
              **{k: "count" for k in ("warmup_skipped", "captured", "dropped", "failed",
                                      "incomplete", "outside_range", "unsampled", "ungated")})
-REGION_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
-REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
-           "!ranges": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
-                                "wall_ms": "num", "timed": "count", "total_ms": "num",
-                                "kernels": ("list", REGION_KERNEL)}),
-           "nullable": True}
+RANGE_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
+RANGES = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
+          "!by_name": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
+                                 "wall_ms": "num", "timed": "count", "total_ms": "num",
+                                 "kernels": ("list", RANGE_KERNEL)}),
+          "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
           "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
@@ -178,13 +178,13 @@ REPORT = {
     "contexts": "count", "!warmup": "count", "group": "str?",
     "timer": {"requested": "str?", "used": "str?", "note": "str?", "cupti_library": "str?",
               "cupti_records_dropped": "count", "cupti_buffers_refused": "count", "nullable": True},
-    "range": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
-              "open_at_exit": "bool", "nullable": True},
+    "capture": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
+                "open_at_exit": "bool", "nullable": True},
     "flush_l2": {"bytes": "count", "flushes": "count", "refused": "count", "contexts": "count",
                  "contexts_without_buffer": "count", "nullable": True},
     "conditions": {"text": ("list", "str"), "nullable": True},
     "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
-    "memops": ("list?", MEMOP), "regions": REGIONS, "note": "str?",
+    "memops": ("list?", MEMOP), "ranges": RANGES, "note": "str?",
     "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
     "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
                                            "captured", "dropped", "failed_launches",
@@ -259,9 +259,34 @@ def _short(v):
     return t if len(t) <= 40 else t[:37] + "..."
 
 
+# The keys a report written before they were renamed has (docs/report-format.md, "Changes within
+# version 2"): "range" is the capture range's "capture", "regions" the ranges' "ranges", and
+# the list in it, "ranges", is "by_name" (their earlier names).
+EARLIER_KEYS = {"range": "capture", "regions": "ranges"}
+
+
+def new_keys(r):
+    """r with its keys' earlier names replaced by their names, in their place; a key under
+    both names keeps the new one."""
+    if not isinstance(r, dict) or not any(k in r for k in EARLIER_KEYS):
+        return r
+    out = {}
+    for k, v in r.items():
+        if k in EARLIER_KEYS:
+            if EARLIER_KEYS[k] in r:
+                continue
+            if k == "regions" and isinstance(v, dict) and "by_name" not in v:  # earlier name
+                v = {("by_name" if kk == "ranges" else kk): vv for kk, vv in v.items()}
+            k = EARLIER_KEYS[k]
+        out[k] = v
+    return out
+
+
 def check_report(path, r, allow_merged=True):
-    """Raises KtoolError unless r looks like a ktime JSON report this tool can read."""
+    """Raises KtoolError unless r looks like a ktime JSON report this tool can read. Returns
+    it, with the new names of keys written under their earlier names."""
     _need(isinstance(r, dict), path, "the top level", "is not an object")
+    r = new_keys(r)
     if "ktime_diff" in r:
         raise KtoolError("%s: is a ktime diff, not a report" % path)
     _need("schema_version" in r, path, "the top level", "has no schema_version")
@@ -311,11 +336,11 @@ def check_report(path, r, allow_merged=True):
         if m["timed"]:
             for f in ("sum_us", "m2_us2", "mean_us", "min_us", "max_us", "total_ms"):
                 _need(is_num(m.get(f)), path, "%s.%s" % (w, f), "is not a number")
-    rg = r.get("regions")
-    _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("ranges"), list), path, "regions",
+    rg = r.get("ranges")
+    _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("by_name"), list), path, "ranges",
           "is neither null nor an object with a list of ranges")
-    for i, g in enumerate((rg or {}).get("ranges", [])):
-        w = "regions.ranges[%d]" % i
+    for i, g in enumerate((rg or {}).get("by_name", [])):
+        w = "ranges.by_name[%d]" % i
         _need(isinstance(g, dict) and (g.get("name") is None or isinstance(g.get("name"), str)),
               path, w, "is not a range with a name")
         for j, k in enumerate(g.get("kernels") or []):
@@ -337,8 +362,8 @@ def check_report(path, r, allow_merged=True):
             blocks.append((w + ".other_shapes", k["other_shapes"], ()))
         if k.get("hw"):
             blocks.append((w + ".hw", k["hw"], ("mean_us",)))
-    for i, g in enumerate((rg or {}).get("ranges") or []):
-        blocks += [("regions.ranges[%d].kernels[%d]" % (i, j), k, ())
+    for i, g in enumerate((rg or {}).get("by_name") or []):
+        blocks += [("ranges.by_name[%d].kernels[%d]" % (i, j), k, ())
                    for j, k in enumerate(g.get("kernels") or [])]
     for where, b, more in blocks:
         if not b["timed"]:
@@ -457,14 +482,14 @@ def group_by(items, key):
     return out
 
 
-def merge_regions(reps, path):
+def merge_ranges(reps, path):
     """The ranges of several reports, by name, their kernels by mangled name; None when no
     input had any."""
-    rgs = [r["regions"] for r in reps if isinstance(r.get("regions"), dict)]
+    rgs = [r["ranges"] for r in reps if isinstance(r.get("ranges"), dict)]
     if not rgs:
         return None
     ranges = []
-    for key, gs in group_by([g for rg in rgs for g in rg.get("ranges") or []],
+    for key, gs in group_by([g for rg in rgs for g in rg.get("by_name") or []],
                             lambda g: g.get("name")).items():
         e = {"name": key}
         if "name_bytes" in gs[0]:
@@ -497,7 +522,7 @@ def merge_regions(reps, path):
             "nvtx": same_or([rg.get("nvtx") for rg in rgs], "mixed"),
             "unmatched_pops": sum(rg.get("unmatched_pops", 0) or 0 for rg in rgs),
             "too_deep": sum(rg.get("too_deep", 0) or 0 for rg in rgs),
-            "ranges": ranges}
+            "by_name": ranges}
 
 
 def merge_memops(reps, path):
@@ -731,7 +756,7 @@ def merge_reports(inputs, verb="merge"):
         for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
             m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
     m["memops"] = merge_memops(reps, p0)
-    m["regions"] = merge_regions(reps, p0)
+    m["ranges"] = merge_ranges(reps, p0)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.

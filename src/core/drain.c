@@ -70,9 +70,9 @@ int drain_add_pool(struct drain *d, struct pool *p)
     return 0;
 }
 
-static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_t region)
+static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_t range)
 {
-    uint64_t key = (uint64_t)region << 48 | (uint64_t)kernel << 16 | (uint16_t)device;
+    uint64_t key = (uint64_t)range << 48 | (uint64_t)kernel << 16 | (uint16_t)device;
     struct agg *a = d->last_agg;
 
     /* Consecutive samples are mostly of one kernel: the lookup was a third of the drain's
@@ -88,7 +88,7 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_
     a->key = key;
     a->kernel = kernel;
     a->device = device;
-    a->region = region;
+    a->range = range;
     HASH_ADD(hh, d->aggs, key, sizeof a->key, a);
     return d->last_agg = a;
 }
@@ -103,7 +103,7 @@ static uint64_t abandon_pending(struct drain *d, struct pool *p)
         p->pending[p->npending++] = id;
     for (uint32_t j = 0; j < p->npending; j++) {
         struct pool_slot *s = &p->slots[p->pending[j]];
-        struct agg *a = agg_get(d, s->kernel, p->device, s->region);
+        struct agg *a = agg_get(d, s->kernel, p->device, s->range);
         if (a)
             a->incomplete++;
         left++;
@@ -169,7 +169,7 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     d->elapsed_calls++;
     if (r == 1 || r == -2)
         return r;
-    a = agg_get(d, s->kernel, p->device, s->region);
+    a = agg_get(d, s->kernel, p->device, s->range);
     bool voided = s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen;
     if (voided) {
         /* Its start event fired when the watchdog opened the gate, not at the launch. */

@@ -23,7 +23,7 @@ struct agg {
     uint64_t key;          /* range << 48 | kernel id << 16 | device */
     uint32_t kernel;       /* ktab id */
     int device;
-    uint16_t region;       /* the range the launches were made in (region.h), 0: none */
+    uint16_t range;        /* the range the launches were made in (rangestack.h), 0: none */
     struct stats st;       /* timed samples, in microseconds */
     struct sketch sk;      /* the same samples' distribution (quantiles) */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */

@@ -48,14 +48,14 @@ struct ktime_state {
      * is handed over to another client (then events). */
     _Atomic int timing;
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
-    /* Why launches past warmup are only counted, not timed, now: HOLD_RANGE (KTIME_RANGE: the
+    /* Why launches past warmup are only counted, not timed, now: HOLD_CAPTURE (KTIME_CAPTURE: the
      * capture range is closed), HOLD_PAUSED (ktime ctl off, KTIME_START=paused); 0: timed.
      * One relaxed load on the launch path. */
     _Atomic int hold;
     char *start_dir;                    /* the working directory at start-up, or NULL */
 };
 
-#define HOLD_RANGE 1
+#define HOLD_CAPTURE 1
 #define HOLD_PAUSED 2
 
 extern struct ktime_state kt;

@@ -6,7 +6,7 @@
  *
  * Per-launch work is not a moment: the launch path never calls through this table. Where a
  * feature acts on every launch, its header has a static inline check of its own state (as
- * capture_excludes() or flush_l2_before()), which launch.h or launch.c calls directly. */
+ * capture_count_outside() or flush_l2_before()), which launch.h or launch.c calls directly. */
 #ifndef KTIME_MODULE_H
 #define KTIME_MODULE_H
 

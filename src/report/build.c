@@ -196,7 +196,7 @@ int model_build(struct model *m, struct report *r)
 {
     memset(m, 0, sizeof *m);
     if (build_header(m, r) != 0 || build_rows(m, r) != 0 || build_memops(m, r) != 0 ||
-        build_regions(m, r) != 0 || build_conditions(m, r) != 0 || m->oom) {
+        build_ranges(m, r) != 0 || build_conditions(m, r) != 0 || m->oom) {
         model_free(m);
         return -1;
     }

@@ -157,7 +157,7 @@ int model_write_json(FILE *f, const struct model *m)
         json_kernel(&w, &m->rows[i]);
     jw_close(&w);
     json_memops(&w, m);
-    json_regions(&w, m);
+    json_ranges(&w, m);
     json_totals(&w, m);
     if (m->note)
         jw_str(&w, "note", m->note);

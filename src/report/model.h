@@ -121,12 +121,12 @@ struct rm_range {
     size_t nrows;
 };
 
-struct rm_regions {
+struct rm_ranges {
     const char *attribution;   /* "innermost" or "outermost" */
     const char *nvtx;          /* how NVTX reached ktime */
     uint64_t unmatched_pops, too_deep;
-    struct rm_range *ranges;
-    size_t nranges;
+    struct rm_range *by_name;
+    size_t nby_name;
 };
 
 struct rm_device {
@@ -142,7 +142,7 @@ struct rm_device {
     long host_ordinal;
 };
 
-/* KTIME_RANGE: the capture range. */
+/* KTIME_CAPTURE: the capture range. */
 struct rm_capture {
     const char *mode;          /* "profiler-api" or "nvtx:NAME" */
     uint64_t starts, stops, ranges;
@@ -289,7 +289,7 @@ struct model {
     bool memops_on;            /* KTIME_MEMOPS (else "memops": null) */
     struct rm_row *memops;     /* one per kind seen */
     size_t nmemops;
-    struct rm_regions *regions; /* NULL: no range was pushed */
+    struct rm_ranges *ranges; /* NULL: no range was pushed */
     struct rm_totals totals;
     const char *note;          /* NULL: none */
     struct rm_merged *merged;  /* NULL: not a merged report */

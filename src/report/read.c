@@ -34,21 +34,23 @@ static bool rd_timer(struct rd *r, const struct jv *root)
     return !r->failed;
 }
 
-/* KTIME_RANGE and KTIME_FLUSH_L2: an object each, or null. */
+/* KTIME_CAPTURE and KTIME_FLUSH_L2: an object each, or null. The capture range's key was
+ * "range" in earlier reports (its earlier name). */
 static bool rd_capture_flush(struct rd *r, const struct jv *root)
 {
-    const struct jv *c = rd_get(r, root, "", "range", JV_OBJECT, true, false);
+    const char *ck = rd_key(root, "capture", "range"); /* earlier name */
+    const struct jv *c = rd_get(r, root, "", ck, JV_OBJECT, true, false);
     const struct jv *f = rd_get(r, root, "", "flush_l2", JV_OBJECT, true, false);
     struct model *m = r->m;
 
     if (c && c->type == JV_OBJECT) {
         if (!(m->capture = model_alloc(m, sizeof *m->capture)) ||
-            !rd_str(r, c, "range", "mode", false, "None", &m->capture->mode) ||
-            !rd_count(r, c, "range", "starts", false, 0, &m->capture->starts) ||
-            !rd_count(r, c, "range", "stops", false, 0, &m->capture->stops) ||
-            !rd_count(r, c, "range", "ranges", false, 0, &m->capture->ranges) ||
-            !rd_bool(r, c, "range", "open_at_exit", false, &m->capture->open_at_exit))
-            return rd_fail(r, "range", "could not be read");
+            !rd_str(r, c, ck, "mode", false, "None", &m->capture->mode) ||
+            !rd_count(r, c, ck, "starts", false, 0, &m->capture->starts) ||
+            !rd_count(r, c, ck, "stops", false, 0, &m->capture->stops) ||
+            !rd_count(r, c, ck, "ranges", false, 0, &m->capture->ranges) ||
+            !rd_bool(r, c, ck, "open_at_exit", false, &m->capture->open_at_exit))
+            return rd_fail(r, ck, "could not be read");
         if (!m->capture->mode)
             m->capture->mode = "None";
     }
@@ -325,7 +327,7 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
     /* The totals before the rows: a GPU's percent, when absent, is of the whole. */
     bool ok = rd_schema(&r, root) && rd_header(&r, root) && rd_devices(&r, root) &&
               rd_totals(&r, root) && rd_rows(&r, root) && rd_memops(&r, root) &&
-              rd_regions(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
+              rd_ranges(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
     json_free(&doc);
     if (!ok || m->oom) {
         if (ok)

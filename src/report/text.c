@@ -130,13 +130,13 @@ static void text_settings(FILE *f, const struct model *m)
     }
     const struct rm_capture *c = m->capture;
     if (c && strncmp(c->mode, "nvtx:", 5) == 0)
-        fprintf(f, "range    KTIME_RANGE=%s: only launches while a range %s is open (on any "
+        fprintf(f, "capture  KTIME_CAPTURE=%s: only launches while a range %s is open (on any "
                    "thread) are timed;\n         %llu ranges (%llu pushes, %llu pops)%s\n",
                 c->mode, c->mode + 5, (unsigned long long)c->ranges,
                 (unsigned long long)c->starts, (unsigned long long)c->stops,
                 c->open_at_exit ? ", the last open at exit" : "");
     else if (c)
-        fprintf(f, "range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
+        fprintf(f, "capture  KTIME_CAPTURE=%s: only launches between cuProfilerStart and "
                    "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
                 c->mode, (unsigned long long)c->ranges, (unsigned long long)c->starts,
                 (unsigned long long)c->stops, c->open_at_exit ? ", the last open at exit" : "");
@@ -350,7 +350,7 @@ int model_write_text(FILE *f, const struct model *m)
     if (m->timer.kind == RM_BOTH)
         text_bias(f, m);
     text_memops(f, m);
-    text_regions(f, m);
+    text_ranges(f, m);
     text_footer(f, m);
     if (fflush(f) != 0 || ferror(f))
         return -1;

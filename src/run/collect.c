@@ -229,14 +229,14 @@ int collect_gather(struct report *r, bool with_aggs, bool records_primary, bool 
 
 void collect_free(struct report *r)
 {
-    for (size_t i = 0; i < r->nregions; i++) {
-        for (size_t j = 0; j < r->regions[i].nrows; j++)
-            free(r->regions[i].rows[j].sk);
-        free(r->regions[i].rows);
+    for (size_t i = 0; i < r->nranges_by_name; i++) {
+        for (size_t j = 0; j < r->ranges_by_name[i].nrows; j++)
+            free(r->ranges_by_name[i].rows[j].sk);
+        free(r->ranges_by_name[i].rows);
     }
-    free(r->regions);
-    r->regions = NULL;
-    r->nregions = 0;
+    free(r->ranges_by_name);
+    r->ranges_by_name = NULL;
+    r->nranges_by_name = 0;
     report_rows_free(r->memops_rows, r->nmemops);
     free(r->memops_rows);
     r->memops_rows = NULL;

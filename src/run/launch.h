@@ -125,7 +125,7 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
         return false;
     }
     /* Past its warmup, a launch made while timing is off (ktime ctl off) or outside the
-     * capture range (KTIME_RANGE) is only counted, as paused first: one relaxed load. */
+     * capture range (KTIME_CAPTURE) is only counted, as paused first: one relaxed load. */
     int hold = atomic_load_explicit(&kt.hold, memory_order_relaxed);
     if (hold) {
         if (hold & HOLD_PAUSED)

@@ -197,10 +197,10 @@ E2E_TESTS = \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
 	tests/e2e/streams.sh \
-	tests/e2e/range.sh \
+	tests/e2e/capture_range.sh \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \
-	tests/e2e/regions.sh \
+	tests/e2e/ranges.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh \
 	tests/e2e/live.sh \
@@ -260,17 +260,17 @@ tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil
 E2E_KTIME_LINK = -L$(top_builddir)/src/.libs -lktime
 E2E_PLAIN_LINK = $(CCLD) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 check_PROGRAMS += tests/e2e/app_api tests/e2e/app_api_nodrv tools/example/timer_example \
-	tests/e2e/app_regions
+	tests/e2e/app_ranges
 tests_e2e_app_api_SOURCES = tests/e2e/app_api.c tests/e2e/selfcheck.h
 tests_e2e_app_api_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 tests_e2e_app_api_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -lm
 EXTRA_tests_e2e_app_api_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
 tests_e2e_app_api_LINK = $(E2E_PLAIN_LINK)
-tests_e2e_app_regions_SOURCES = tests/e2e/app_regions.c
-tests_e2e_app_regions_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
-tests_e2e_app_regions_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
-EXTRA_tests_e2e_app_regions_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
-tests_e2e_app_regions_LINK = $(E2E_PLAIN_LINK)
+tests_e2e_app_ranges_SOURCES = tests/e2e/app_ranges.c
+tests_e2e_app_ranges_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+tests_e2e_app_ranges_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
+EXTRA_tests_e2e_app_ranges_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
+tests_e2e_app_ranges_LINK = $(E2E_PLAIN_LINK)
 tests_e2e_app_api_nodrv_SOURCES = tests/e2e/app_api_nodrv.c tests/e2e/selfcheck.h
 tests_e2e_app_api_nodrv_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 tests_e2e_app_api_nodrv_LDADD = $(E2E_KTIME_LINK) -ldl

@@ -230,7 +230,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST(test_paused, "KTIME_WARMUP=2"),
-        FX_TEST(test_paused_over_range, "KTIME_WARMUP=0", "KTIME_RANGE=profiler-api"),
+        FX_TEST(test_paused_over_range, "KTIME_WARMUP=0", "KTIME_CAPTURE=profiler-api"),
         FX_TEST(test_reset, "KTIME_WARMUP=2", "KTIME_GATE=off"),
         FX_TEST(test_gather_while_launching, "KTIME_WARMUP=2", "KTIME_POOL_CAP=64"),
         FX_TEST(test_unnamed),

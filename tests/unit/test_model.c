@@ -102,9 +102,9 @@ static void test_sections(void **state)
     assert_float_equal(m.memops[0].gbps, 4e6 / 50.0 / 1000.0, 1e-9); /* 80 GB/s */
     assert_float_equal(m.memops[0].st.v[RS_TOTAL], 0.05, 1e-12);
     assert_true(m.memops[0].few_samples);
-    assert_non_null(m.regions);
-    assert_int_equal(m.regions->nranges, 1);
-    const struct rm_row *w = &m.regions->ranges[0].rows[0];
+    assert_non_null(m.ranges);
+    assert_int_equal(m.ranges->nby_name, 1);
+    const struct rm_row *w = &m.ranges->by_name[0].rows[0];
     assert_float_equal(w->st.v[RS_PERCENT], 100.0, 1e-12);
     assert_string_equal(w->short_name, "big<float>"); /* as the kernels' table names it */
     assert_non_null(m.cond);

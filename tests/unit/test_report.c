@@ -82,7 +82,7 @@ static char *render(int json)
 
 /* An empty report (no kernels, REPORT_EMPTY_NOTE) is recognised in every format; a report
  * with kernels, or one of no launches with another note, is not. The range fields. */
-static void test_empty_and_range(void **state)
+static void test_empty_and_capture(void **state)
 {
     struct report e = { .version = "9.9.9", .gate = "auto", .note = REPORT_EMPTY_NOTE };
     struct report r = make();
@@ -103,11 +103,11 @@ static void test_empty_and_range(void **state)
     assert_false(report_is_empty(t, strlen(t)));
     free(t);
 
-    r.range = "profiler-api";
-    r.range_starts = 3, r.range_stops = 2, r.ranges = 2, r.range_open = 1;
+    r.capture = "profiler-api";
+    r.capture_starts = 3, r.capture_stops = 2, r.capture_ranges = 2, r.capture_still_open = 1;
     r.kernels[0].outside_range = 7;
     t = render_report(&r, 1);
-    assert_non_null(strstr(t, "\"range\": { \"mode\": \"profiler-api\", \"starts\": 3, "
+    assert_non_null(strstr(t, "\"capture\": { \"mode\": \"profiler-api\", \"starts\": 3, "
                               "\"stops\": 2, \"ranges\": 2, \"open_at_exit\": true },"));
     assert_non_null(strstr(t, "\"outside_range\": 7,"));
     free(t);
@@ -542,10 +542,10 @@ static void test_name_column_many(void **state)
 {
     static struct stats zero[2], one[MANY];
     struct report_kernel *k = calloc(MANY, sizeof *k);
-    struct report_region_row *rr = calloc(MANY, sizeof *rr);
+    struct report_range_row *rr = calloc(MANY, sizeof *rr);
     char *names = malloc((size_t)MANY * 128), *buf = NULL, *p, *e;
     struct report r = make();
-    struct report_region g = { .name = "all", .ranges = 1 };
+    struct report_range g = { .name = "all", .closed = 1 };
     size_t len = 0, nref = 0, row = 0, full = 0;
     struct timespec t0, t1;
     struct rlimit old, lim;
@@ -568,14 +568,14 @@ static void test_name_column_many(void **state)
         }
         k[i] = (struct report_kernel){ n, REPORT_KERNEL, .calls = MANY - i, .per_dev = zero };
         stats_add(&one[i], 1.0);
-        rr[i] = (struct report_region_row){ .mangled = n, .kind = REPORT_KERNEL, .st = one[i] };
+        rr[i] = (struct report_range_row){ .mangled = n, .kind = REPORT_KERNEL, .st = one[i] };
     }
     g.rows = rr;
     g.nrows = MANY;
     r.kernels = k;
     r.nkernels = MANY;
-    r.regions = &g;
-    r.nregions = 1;
+    r.ranges_by_name = &g;
+    r.nranges_by_name = 1;
     /* 30 s of CPU at most: past it SIGXCPU ends this program (a failure), so that a quadratic
      * writer fails here instead of running on for many minutes. */
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
@@ -669,7 +669,7 @@ static void test_control_characters(void **state)
                                          "=cmd|' /C calc'!A0", "c1\xc2\x9b" "2J" };
     struct report_kernel k[5];
     struct report_device d[1] = { { 0, "GPU\nforged", 13000 } };
-    struct report_region g = { .name = "phase\r\nx", .ranges = 1 };
+    struct report_range g = { .name = "phase\r\nx", .closed = 1 };
     const char *argv[] = { "./app", "a\nb" };
     struct report r = make();
     char *t, *c, *line;
@@ -685,8 +685,8 @@ static void test_control_characters(void **state)
     r.argv = argv;
     r.argc = 2;
     r.host = "h\tost";
-    r.regions = &g;
-    r.nregions = 1;
+    r.ranges_by_name = &g;
+    r.nranges_by_name = 1;
     t = render_report(&r, 0);
     assert_non_null(strstr(t, "\ncommand  ./app a\\nb\n"));
     assert_non_null(strstr(t, "\nhost     h\\tost\n"));
@@ -734,7 +734,7 @@ int main(void)
         cmocka_unit_test(test_json_job),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_empty_and_range),
+        cmocka_unit_test(test_empty_and_capture),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_json_utf8),
