@@ -5,6 +5,7 @@
     ktime_tool.py merge FILES... [-o OUT]
     ktime_tool.py diff BASE.json NEW.json [--threshold 5%] [--alpha 0.01] [--format text|json]
     ktime_tool.py plot FILE.json [NEW.json] [-o out.png|out.svg] [--top N]
+    ktime_tool.py plot SERIES.jsonl [-o out.png|out.svg] [--top N]
     ktime_tool.py --selftest
 
 `ktime report|merge|diff|plot ARGS` runs this file. Python 3 standard library only;
@@ -470,7 +471,7 @@ def rank_label(e, i):
 
 MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
 MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
-                "outside_range", "unsampled", "ungated", "bytes", "timed_bytes")
+                "outside_range", "paused", "unsampled", "ungated", "bytes", "timed_bytes")
 
 
 def group_by(items, key):
@@ -1280,12 +1281,141 @@ def cmd_diff(a):
     return 1 if d["regressions"] else 0
 
 
+# ------------------------------------------------------------------ KTIME_SERIES
+
+def iso_seconds(s):
+    """An ISO 8601 time of the library's ("2026-11-25T08:14:24.163Z") in seconds since the
+    epoch, or None."""
+    import datetime
+    if not isinstance(s, str):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def is_series(path):
+    """Whether path's first line is a KTIME_SERIES line."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+        return isinstance(json.loads(first), dict) and json.loads(first).get("ktime_series") == 1
+    except (OSError, ValueError):
+        return False
+
+
+def load_series(path):
+    """KTIME_SERIES's lines (docs/always-on.md), checked: a list of dicts. A last line cut short
+    (the process was killed while writing it) is left out, said on stderr."""
+    try:
+        with open(path, "rb") as f:
+            raw_lines = f.read().split(b"\n")
+    except OSError as e:
+        raise KtoolError("%s: %s" % (path, e.strerror or e))
+    out = []
+    for i, line in enumerate(raw_lines):
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            if i == len(raw_lines) - 1:
+                sys.stderr.write("ktime: %s: its last line is cut short (the process was killed "
+                                 "while writing it); left out\n" % path)
+                continue
+            raise KtoolError("%s: line %d is not JSON" % (path, i + 1))
+        _need(isinstance(e, dict) and e.get("ktime_series") == 1, path, "line %d" % (i + 1),
+              "is not a KTIME_SERIES line")
+        _need(isinstance(e.get("kernels"), list), path, "line %d" % (i + 1), "has no kernels")
+        for k in e["kernels"]:
+            _need(isinstance(k, dict) and isinstance(k.get("mangled"), str) and is_num(k.get("sum_us"))
+                  and isinstance(k.get("calls"), int) and isinstance(k.get("timed"), int),
+                  path, "line %d" % (i + 1), "has a kernel without mangled, calls, timed, sum_us")
+        out.append(e)
+    if not out:
+        raise KtoolError("%s: no KTIME_SERIES line" % path)
+    return out
+
+
+def series_table(lines, top):
+    """The series as the plot shows it: the process (the first line's pid and host; others'
+    lines are left out), each interval's end in seconds from the first line's start, and for
+    the top kernels by GPU time (the rest summed as "other"): GPU time per second of the
+    interval, p50 and p99. Returns (times, {name: [busy fraction...]}, {name: [p50...]},
+    {name: [p99...]}, totals {mangled: {"calls", "timed", "sum_us"}}, intervals)."""
+    pid, host = lines[0].get("pid"), lines[0].get("host")
+    mine = [e for e in lines if e.get("pid") == pid and e.get("host") == host]
+    t0 = iso_seconds(mine[0].get("from")) or iso_seconds(mine[0].get("at")) or 0.0
+    totals, names = {}, {}
+    for e in mine:
+        if e.get("from_zero") and e is not mine[0]:
+            totals = {}  # a reset: the counts start afresh
+        for k in e["kernels"]:
+            t = totals.setdefault(k["mangled"], {"calls": 0, "timed": 0, "sum_us": 0.0})
+            t["calls"] += k["calls"]
+            t["timed"] += k["timed"]
+            t["sum_us"] += k["sum_us"]
+            names[k["mangled"]] = k.get("name") or k["mangled"]
+    ranked = sorted(totals, key=lambda m: -totals[m]["sum_us"])
+    shown = ranked[:top]
+    rest = ranked[top:]
+    times, busy, p50, p99 = [], {}, {}, {}
+    for e in mine:
+        a, f = iso_seconds(e.get("at")), iso_seconds(e.get("from"))
+        if a is None:
+            continue
+        span = a - f if f is not None and a > f else None
+        times.append(a - t0)
+        by = {k["mangled"]: k for k in e["kernels"]}
+        for m in shown:
+            k = by.get(m)
+            busy.setdefault(names[m], []).append(k["sum_us"] / 1e6 / span if k and span else 0.0)
+            p50.setdefault(names[m], []).append(k.get("p50_us") if k else None)
+            p99.setdefault(names[m], []).append(k.get("p99_us") if k else None)
+        if rest:
+            us = sum(by[m]["sum_us"] for m in rest if m in by)
+            busy.setdefault("(other kernels)", []).append(us / 1e6 / span if span else 0.0)
+    return times, busy, p50, p99, totals, len(mine)
+
+
+def plot_series(lines, plt, top):
+    times, busy, p50, p99, _, n = series_table(lines, top)
+    if not times:
+        raise KtoolError("ktime plot: the series has no interval to plot")
+    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(12, 7))
+    for name, ys in busy.items():
+        a1.plot(times, ys, marker="." if n < 50 else None, label=plot_labels([name])[0])
+    a1.set_ylabel("GPU time per second")
+    a1.set_title("each kernel's GPU time per second of each interval (KTIME_SERIES)")
+    a1.legend(fontsize=7, loc="upper left")
+    for name in p50:
+        line = a2.plot(times, [v if v is not None else float("nan") for v in p50[name]],
+                       label=plot_labels([name])[0])
+        a2.plot(times, [v if v is not None else float("nan") for v in p99[name]], linestyle=":",
+                color=line[0].get_color())
+    a2.set_yscale("log")
+    a2.set_ylabel("p50 (solid), p99 (dotted), us")
+    a2.set_xlabel("seconds since the first snapshot's start")
+    return fig
+
+
 def cmd_plot(a):
     if a.top < 1:
         raise KtoolError("ktime plot: --top %d: give at least 1" % a.top)
     ext = os.path.splitext(a.output)[1].lower()
     if ext not in (".png", ".svg", ".pdf"):
         raise KtoolError("ktime plot: -o %s: the name must end in .png, .svg or .pdf" % a.output)
+    if a.new is None and is_series(a.file):
+        lines = load_series(a.file)
+        plt = need_matplotlib()
+        try:
+            fig = plot_series(lines, plt, a.top)
+            fig.tight_layout()
+            fig.savefig(a.output)
+        except OSError as e:
+            raise KtoolError("ktime plot: cannot write %s: %s" % (a.output, e.strerror or e))
+        return 0
     first = load_json(a.file)
     if a.new is not None:
         base = check_report(a.file, first)
@@ -1443,7 +1573,8 @@ def build_parser():
     d.add_argument("--threshold", default="5%")
     d.add_argument("--alpha", type=float, default=0.01)
     d.add_argument("--format", choices=("text", "json"), default="text")
-    pl = sub.add_parser("plot", prog="ktime plot", help="plot a report, a merged report or a diff")
+    pl = sub.add_parser("plot", prog="ktime plot",
+                        help="plot a report, a merged report, a diff, or a KTIME_SERIES file over time")
     pl.add_argument("file")
     pl.add_argument("new", nargs="?")
     pl.add_argument("-o", "--output", default="ktime-plot.png")

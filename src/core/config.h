@@ -39,6 +39,12 @@ enum group_mode {
     GROUP_SHAPE /* and under it a row per launch shape */
 };
 
+/* KTIME_START: whether launches are timed from the start. */
+enum start_mode {
+    START_ON,     /* timed from the start */
+    START_PAUSED  /* counted, not timed, until `ktime ctl PID on` */
+};
+
 /* KTIME_RANGES: which of the ranges open on a launch's thread the launch belongs to. */
 enum range_attribution { RANGES_INNERMOST, RANGES_OUTERMOST };
 

@@ -29,6 +29,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->aggs = NULL;
     d->last_agg = NULL;
     d->records = NULL;
+    d->tick = NULL;
     d->trace = NULL;
     d->sample = NULL;
     d->grow_clock = monotonic_ns;
@@ -427,6 +428,19 @@ uint32_t drain_pass(struct drain *d)
     return done;
 }
 
+void drain_reset_aggs(struct drain *d)
+{
+    struct agg *a, *tmp;
+
+    HASH_ITER(hh, d->aggs, a, tmp) {
+        HASH_DEL(d->aggs, a);
+        shape_set_free(a->shapes);
+        free(a);
+    }
+    d->aggs = NULL;
+    d->last_agg = NULL;
+}
+
 static uint32_t pending_total(struct drain *d)
 {
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), total = 0;
@@ -500,6 +514,9 @@ static void *drain_main(void *arg)
         pthread_mutex_lock(&d->pass_lock);
         busy = drain_pass(d) > 0 || pending_total(d) > 0;
         pthread_mutex_unlock(&d->pass_lock);
+        void (*tick)(void) = atomic_load_explicit(&d->tick, memory_order_acquire);
+        if (tick)
+            tick();
         if (busy)
             idle_us = DRAIN_BUSY_SLEEP_US;
         else if (idle_us < DRAIN_IDLE_MAX_US)

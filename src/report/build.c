@@ -153,6 +153,7 @@ static void build_totals(struct model *m, const struct report *r, const struct p
         t->n[RT_BY_NODES] += k->by_nodes;
         t->n[RT_CUPTI_TIMED] += k->hw_timed;
         t->n[RT_OUTSIDE] += k->outside_range;
+        t->n[RT_PAUSED] += k->paused;
     }
     for (int i = 0; i < RM_NDROPS; i++)
         t->drops[i] = r->drops[i];

@@ -81,6 +81,7 @@ void build_counts(struct rm_row *w, const struct report_kernel *k)
     w->n[RC_OUTSIDE] = k->outside_range;
     w->n[RC_BYTES] = k->bytes;
     w->n[RC_TIMED_BYTES] = k->timed_bytes;
+    w->n[RC_PAUSED] = k->paused;
 }
 
 /* A wall-clock time as ISO 8601 in UTC to the millisecond; NULL when 0 (unknown). */
@@ -181,6 +182,19 @@ int build_header(struct model *m, const struct report *r)
     m->world_size = r->world_size;
     m->start_time = iso_time(m, r->start_unix);
     m->end_time = iso_time(m, r->end_unix);
+    if (r->snapshot) {
+        struct rm_snapshot *s = m->snapshot = model_alloc(m, sizeof *m->snapshot);
+        if (!s)
+            return -1;
+        s->seq = r->snapshot->seq;
+        s->at = iso_time(m, r->snapshot->at_unix);
+        s->final = r->snapshot->final;
+        s->interval_s = r->snapshot->interval_s;
+        s->resets = r->snapshot->resets;
+        s->since = iso_time(m, r->snapshot->since_unix);
+        s->paused = r->snapshot->paused;
+        s->at_unix = r->snapshot->at_unix;
+    }
     m->note = model_strdup(m, r->note);
     if (build_settings(m, r) != 0 || build_devices(m, r) != 0)
         return -1;

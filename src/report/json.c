@@ -104,6 +104,7 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
     jw_u64(w, rm_count_key[RC_UNSAMPLED], k->n[RC_UNSAMPLED]);
     jw_u64(w, rm_count_key[RC_BY_NODES], k->n[RC_BY_NODES]);
     jw_u64(w, rm_count_key[RC_OUTSIDE], k->n[RC_OUTSIDE]);
+    jw_u64(w, rm_count_key[RC_PAUSED], k->n[RC_PAUSED]);
     json_stats_range(w, s, RS_PERCENT, RS_STDDEV);
     json_quantiles(w, s);
     jw_bool(w, "few_samples", k->few_samples);

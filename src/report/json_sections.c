@@ -144,6 +144,18 @@ void json_header(struct jw *w, const struct model *m)
         jw_i64(w, "pid", m->pid);
     else
         jw_null(w, "pid");
+    if (m->snapshot) {
+        const struct rm_snapshot *s = m->snapshot;
+        jw_open(w, "snapshot", '{', JW_INLINE, 0, 0);
+        jw_u64(w, "seq", s->seq);
+        jw_str_or_null(w, "at", s->at);
+        jw_bool(w, "final", s->final);
+        jw_i64(w, "interval_s", s->interval_s);
+        jw_u64(w, "resets", s->resets);
+        jw_str_or_null(w, "since", s->since);
+        jw_bool(w, "paused", s->paused);
+        jw_close(w);
+    }
     json_settings(w, m);
 }
 
@@ -313,7 +325,7 @@ void json_conditions(struct jw *w, const struct rm_cond *c)
 void json_memops(struct jw *w, const struct model *m)
 {
     static const int counts[] = { RC_CALLS, RC_WARMUP, RC_CAPTURED, RC_DROPPED, RC_FAILED,
-                                  RC_INCOMPLETE, RC_OUTSIDE, RC_UNSAMPLED };
+                                  RC_INCOMPLETE, RC_OUTSIDE, RC_PAUSED, RC_UNSAMPLED };
 
     if (!m->memops_on) {
         jw_null(w, "memops");

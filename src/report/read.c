@@ -105,6 +105,25 @@ static bool rd_settings(struct rd *r, const struct jv *root)
     return rd_timer(r, root) && rd_capture_flush(r, root);
 }
 
+/* "snapshot": {...}, absent or null in a report that is none. */
+static bool rd_snapshot(struct rd *r, const struct jv *root)
+{
+    const struct jv *o = rd_get(r, root, "", "snapshot", JV_OBJECT, true, false);
+    struct rm_snapshot *s;
+
+    if (!o || o->type != JV_OBJECT)
+        return !r->failed;
+    if (!(s = r->m->snapshot = model_alloc(r->m, sizeof *s)))
+        return rd_fail(r, "snapshot", "could not be read: out of memory");
+    return rd_count(r, o, "snapshot", "seq", true, 0, &s->seq) &&
+           rd_str(r, o, "snapshot", "at", false, NULL, &s->at) &&
+           rd_bool(r, o, "snapshot", "final", false, &s->final) &&
+           rd_long(r, o, "snapshot", "interval_s", &s->interval_s) &&
+           rd_count(r, o, "snapshot", "resets", false, 0, &s->resets) &&
+           rd_str(r, o, "snapshot", "since", false, NULL, &s->since) &&
+           rd_bool(r, o, "snapshot", "paused", false, &s->paused);
+}
+
 static bool rd_header(struct rd *r, const struct jv *root)
 {
     struct model *m = r->m;
@@ -120,7 +139,7 @@ static bool rd_header(struct rd *r, const struct jv *root)
         !rd_long(r, root, "", "world_size", &m->world_size) ||
         !rd_str(r, root, "", "start_time", false, NULL, &m->start_time) ||
         !rd_str(r, root, "", "end_time", false, NULL, &m->end_time) ||
-        !rd_str(r, root, "", "note", false, NULL, &m->note))
+        !rd_str(r, root, "", "note", false, NULL, &m->note) || !rd_snapshot(r, root))
         return false;
     if (!m->version)
         m->version = "?";

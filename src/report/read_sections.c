@@ -13,7 +13,7 @@ bool rd_memops(struct rd *r, const struct jv *root)
 {
     const struct jv *ms = rd_get(r, root, "", "memops", JV_ARRAY, true, false);
     static const int counts[] = { RC_WARMUP, RC_CAPTURED, RC_DROPPED, RC_FAILED, RC_INCOMPLETE,
-                                  RC_OUTSIDE, RC_UNSAMPLED, RC_UNGATED };
+                                  RC_OUTSIDE, RC_PAUSED, RC_UNSAMPLED, RC_UNGATED };
     char at[64];
 
     if (!ms || ms->type != JV_ARRAY)

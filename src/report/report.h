@@ -52,6 +52,8 @@ struct report_kernel {
     /* Memory operations (REPORT_MEMOP): name is the kind ("HtoD"...); the bytes of every call
      * that succeeded (warmup included), and of the timed ones (those in per_dev). */
     uint64_t bytes, timed_bytes;
+    uint64_t paused;        /* launches after warmup made while timing was off (ktime ctl off,
+                             * KTIME_START=paused): counted, not timed */
 };
 
 /* A kernel's timed samples made inside one range (all devices). */
@@ -84,6 +86,18 @@ enum report_drop {
     DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
     DROP_GATE_LATE,         /* KTIME_GATE=auto, not gated: the stream had gone idle */
     DROP_NREASONS
+};
+
+/* A report written while the process runs (KTIME_INTERVAL, ktime ctl snapshot), or the final
+ * one of a process that wrote such snapshots. */
+struct report_snapshot {
+    uint64_t seq;                   /* the reports this process has written, this one included */
+    double at_unix;                 /* when its counts were read */
+    bool final;                     /* the report at exit */
+    long interval_s;                /* KTIME_INTERVAL, 0: snapshots on request only */
+    uint64_t resets;                /* ktime ctl reset: the counts started afresh this often */
+    double since_unix;              /* what the counts cover: from ktime's start or the last reset */
+    bool paused;                    /* timing was off (ktime ctl off) when they were read */
 };
 
 struct report {
@@ -135,6 +149,7 @@ struct report {
     bool memops;                    /* KTIME_MEMOPS: memory operations timed (in memops) */
     struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
     size_t nmemops;
+    const struct report_snapshot *snapshot; /* NULL: not a snapshot (none was ever written) */
 };
 
 /* The note of a report with no launches, which report_is_empty() recognises. */

@@ -49,6 +49,20 @@ static void text_who(FILE *f, const struct model *m)
         }
         fputc('\n', f);
     }
+    if (m->snapshot) {
+        const struct rm_snapshot *s = m->snapshot;
+        if (s->final)
+            fprintf(f, "snapshot %llu, the final report (at exit)\n", (unsigned long long)s->seq);
+        else
+            fprintf(f, "snapshot %llu at %s, while the program runs%s%s\n",
+                    (unsigned long long)s->seq, s->at ? s->at : "an unknown time",
+                    s->interval_s > 0 ? "" : " (on request)",
+                    s->paused ? "; timing off (ktime ctl)" : "");
+        if (s->resets)
+            fprintf(f, "counts   since %s (reset %llu time%s by ktime ctl)\n",
+                    s->since ? s->since : "an unknown time", (unsigned long long)s->resets,
+                    s->resets == 1 ? "" : "s");
+    }
 }
 
 static void text_devices(FILE *f, const struct model *m)
@@ -260,6 +274,8 @@ static void text_launches(FILE *f, const struct model *m)
                 (unsigned long long)t[RT_BY_NODES]);
     if (m->capture)
         fprintf(f, "%llu outside range, ", (unsigned long long)t[RT_OUTSIDE]);
+    if (t[RT_PAUSED])
+        fprintf(f, "%llu paused, ", (unsigned long long)t[RT_PAUSED]);
     fprintf(f, "%llu warmup, %llu captured, %llu dropped, %llu failed, %llu incomplete at exit\n",
             (unsigned long long)t[RT_WARMUP], (unsigned long long)t[RT_CAPTURED],
             (unsigned long long)t[RT_DROPPED], (unsigned long long)t[RT_FAILED],

@@ -20,7 +20,8 @@ void text_notes(FILE *f, const struct rm_row *w)
 {
     static const struct { int count; const char *words; } notes[] = {
         { RC_IN_GRAPH, "in graphs" }, { RC_BY_NODES, "timed by their kernel nodes" },
-        { RC_OUTSIDE, "outside range" }, { RC_UNSAMPLED, "not sampled" },
+        { RC_OUTSIDE, "outside range" }, { RC_PAUSED, "paused" },
+        { RC_UNSAMPLED, "not sampled" },
         { RC_CAPTURED, "captured" }, { RC_DROPPED, "dropped" }, { RC_FAILED, "failed" },
         { RC_INCOMPLETE, "incomplete" },
     };

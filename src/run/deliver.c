@@ -74,6 +74,11 @@ static const char *rank_default(void)
     }
 }
 
+const char *deliver_template(void)
+{
+    return kt.cfg.output ? kt.cfg.output : rank_default();
+}
+
 int deliver_expand(const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
@@ -91,8 +96,8 @@ bool deliver_report(struct report *r, double t_built, const char *path_done, lon
 
     if (path_done) {
         snprintf(path, sizeof path, "%s", path_done);
-    } else if (kt.cfg.output || rank_default()) {
-        const char *tmpl = kt.cfg.output ? kt.cfg.output : rank_default();
+    } else if (deliver_template()) {
+        const char *tmpl = deliver_template();
         if (deliver_expand(tmpl, r->pid, path, sizeof path) != 0) {
             log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
                      "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, tmpl);

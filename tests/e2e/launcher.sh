@@ -242,6 +242,10 @@ if command -v python3 >/dev/null 2>&1; then
 else
     skip "ktime report|merge|diff|plot run ktime_tool.py" "no python3"
 fi
+run_k ctlusage "$K" ctl
+check "ktime ctl without arguments: its usage, status 2" sh -c "[ \$(cat '$tmp/ctlusage.rc') = 2 ] && grep -q '^usage: ktime ctl \[--wait SECONDS\] PID on|off|snapshot|reset|status' '$tmp/ctlusage.err'"
+run_k ctlnone "$K" ctl 999999999 status
+check "ktime ctl of no process: status 1" sh -c "[ \$(cat '$tmp/ctlnone.rc') = 1 ] && grep -qx 'ktime ctl: no process 999999999' '$tmp/ctlnone.err'"
 printf '#!/bin/sh\necho "program report $*"\n' >"$tmp/bin2/report"
 chmod +x "$tmp/bin2/report"
 run_k prog PATH="$tmp/bin2:$PATH" KTIME_TOOL="$tmp/stand_in.py" "$K" -- report x

@@ -51,6 +51,7 @@ tests/e2e/librtldlater.so: $(srcdir)/tests/e2e/rtldlater.c
 # ---------------------------------------------------------------- test programs
 E2E_APPS = \
 	tests/e2e/jcheck \
+	tests/e2e/promcheck \
 	tests/e2e/fake_selftest \
 	tests/e2e/app_cudart \
 	tests/e2e/app_driver \
@@ -69,7 +70,8 @@ E2E_APPS = \
 	tests/e2e/app_exit_launch \
 	tests/e2e/app_memops \
 	tests/e2e/app_signal \
-	tests/e2e/app_stdio
+	tests/e2e/app_stdio \
+	tests/e2e/app_live
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -78,6 +80,7 @@ E2E_LIBCUDA = -L$(top_builddir)/tests/fake -lcuda
 
 tests_e2e_jcheck_SOURCES = tests/e2e/jcheck.c
 tests_e2e_jcheck_LDADD = -lm
+tests_e2e_promcheck_SOURCES = tests/e2e/promcheck.c
 
 tests_e2e_fake_selftest_SOURCES = tests/e2e/fake_selftest.c
 tests_e2e_fake_selftest_CPPFLAGS = $(CUDA_CPPFLAGS)
@@ -128,6 +131,9 @@ EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
 tests_e2e_app_signal_SOURCES = tests/e2e/app_signal.c $(E2E_CUDARTLIKE)
 tests_e2e_app_signal_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_signal_LDADD = -ldl -lpthread
+tests_e2e_app_live_SOURCES = tests/e2e/app_live.c $(E2E_CUDARTLIKE)
+tests_e2e_app_live_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_live_LDADD = -ldl
 
 tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
 tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
@@ -196,7 +202,9 @@ E2E_TESTS = \
 	tests/e2e/memops.sh \
 	tests/e2e/ranges.sh \
 	tests/e2e/ktool.sh \
-	tests/e2e/examples.sh
+	tests/e2e/examples.sh \
+	tests/e2e/live.sh \
+	tests/e2e/ctl.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/ktool_malformed.py tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 

@@ -180,7 +180,7 @@ static void test_rows_without_aggregates(void **state)
     r.warmup = kt.cfg.warmup;
     r.devices = kt.devices;
     r.ndevices = atomic_load(&kt.ndevices);
-    assert_int_equal(collect_kernels(&r, false, false), 0);
+    assert_int_equal(collect_kernels(&r, false, false, false), 0);
     struct report_kernel *row = fx_row(&r, "k_one");
     assert_int_equal(row->calls, 4);
     assert_int_equal(row->warmup_skipped, 1);

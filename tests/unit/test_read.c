@@ -53,6 +53,16 @@ static void test_round_trip(void **state)
     same_after_reading(fx, model_write_text);
     same_after_reading(fx, model_write_csv);
     shape_set_free(fx->k[0].shapes);
+    fx->k[0].shapes = NULL;
+    /* A snapshot's header and paused launches come back too. */
+    struct report_snapshot snap = { .seq = 7, .at_unix = 1800000000.5, .interval_s = 5,
+                                    .resets = 2, .since_unix = 1800000000.0 };
+    fx->r.snapshot = &snap;
+    fx->k[3].paused = 4;
+    fx->memop.paused = 1;
+    same_after_reading(fx, model_write_json);
+    same_after_reading(fx, model_write_text);
+    same_after_reading(fx, model_write_csv);
 }
 
 /* s with every from replaced by to (a copy to free). */
