@@ -273,6 +273,23 @@ static bool link_allowed(const char *path, const struct stat *link)
  * thread (output_open_stream), or a snapshot (output_open_snapshot). */
 enum open_for { FOR_REPORT, FOR_STREAM, FOR_SNAPSHOT };
 
+/* path, which lstat() found a symbolic link (*st), followed when link_allowed(): *st becomes
+ * what it names and *via_link true. Returns 0, or -1 with *why. */
+static int follow_link(const char *path, struct stat *st, bool *via_link, const char **why)
+{
+    if (!link_allowed(path, st)) {
+        *why = "is a symbolic link owned by another user in a world-writable sticky "
+               "directory (not followed)";
+        return -1;
+    }
+    if (stat(path, st) != 0) {
+        *why = errno == ENOENT ? "is a symbolic link to nothing" : strerror(errno);
+        return -1;
+    }
+    *via_link = true;
+    return 0;
+}
+
 static const char not_own_file[] = "is the program's stdout or stderr: written again and again "
                                    "while the program runs, it needs a file of its own";
 
@@ -325,18 +342,8 @@ static int open_any(struct output *o, const char *path, long timeout_ms, enum op
         }
         return open_replace(o, path, NULL, why);
     }
-    if (S_ISLNK(st.st_mode)) {
-        if (!link_allowed(path, &st)) {
-            *why = "is a symbolic link owned by another user in a world-writable sticky "
-                   "directory (not followed)";
-            return -1;
-        }
-        if (stat(path, &st) != 0) {
-            *why = errno == ENOENT ? "is a symbolic link to nothing" : strerror(errno);
-            return -1;
-        }
-        via_link = true;
-    }
+    if (S_ISLNK(st.st_mode) && follow_link(path, &st, &via_link, why) != 0)
+        return -1;
     if (S_ISREG(st.st_mode))
         return open_regular(o, path, &st, via_link, mode, why);
     if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && mode == FOR_SNAPSHOT) {
@@ -412,18 +419,8 @@ int output_open_lines(const char *path, const char **why)
             return -1;
         }
     }
-    if (S_ISLNK(st.st_mode)) {
-        if (!link_allowed(path, &st)) {
-            *why = "is a symbolic link owned by another user in a world-writable sticky "
-                   "directory (not followed)";
-            return -1;
-        }
-        if (stat(path, &st) != 0) {
-            *why = errno == ENOENT ? "is a symbolic link to nothing" : strerror(errno);
-            return -1;
-        }
-        via_link = true;
-    }
+    if (S_ISLNK(st.st_mode) && follow_link(path, &st, &via_link, why) != 0)
+        return -1;
     if (!S_ISREG(st.st_mode)) {
         *why = stdio_at_start(&st) ? not_own_file : "is not a regular file";
         return -1;
