@@ -155,7 +155,7 @@ int ktime_gpu_timer_destroy(ktime_gpu_timer *t);
  * ktime_range_push(name) opens a range on the calling thread, ktime_range_pop() closes the
  * innermost one it has open, as nvtxRangePushA/nvtxRangePop do (and NVTX ranges reach the same
  * stack when ktime is NVTX's tool: the ktime launcher, or KTIME_NVTX=1). Each timed launch is
- * attributed to the innermost range open on its thread (KTIME_REGION=outermost: the outermost),
+ * attributed to the innermost range open on its thread (KTIME_RANGES=outermost: the outermost),
  * and the report has a section per range: its kernels with their timed samples, how many times
  * it was closed and its wall-clock time. name is copied the first time it is seen (NULL:
  * "(unnamed)"). Thread-safe; each thread has its own stack, 64 deep (deeper ranges are counted,

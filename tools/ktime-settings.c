@@ -132,6 +132,8 @@ static void block_launcher(void)
             printf("%s\n%*s", head, HELP_TEXT_COL, "");
             wrap(text, HELP_TEXT_COL);
         }
+        if (st->old_name) /* a line of its own, so that the name is never split from it */
+            printf("%*s(earlier name: %s)\n", HELP_TEXT_COL, "", st->old_name);
     }
     puts("SETTINGS\n}");
     puts("# The settings this launcher gives a value when they are unset or empty; each is "
@@ -180,6 +182,8 @@ static void block_usage(void)
             fputs(": ", stdout);
         }
         md(st->doc);
+        if (st->old_name)
+            printf(" (earlier name: `%s`, still read)", st->old_name);
         puts(" |");
     }
 }
@@ -194,7 +198,10 @@ static void block_reference(void)
         printf("| [`%s`](#", st->name);
         for (const char *p = st->name; *p; p++)
             putchar(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-        fputs(") | ", stdout);
+        if (st->old_name)
+            printf(") (earlier name: `%s`) | ", st->old_name);
+        else
+            fputs(") | ", stdout);
         switch (st->type) {
         case SETTING_TYPE_BOOL:
             fputs("`1` or `0` (`yes`/`no`, `true`/`false`, `on`/`off`)", stdout);
@@ -266,6 +273,9 @@ static void block_man7(void)
             roff(st->launcher_default);
         }
         puts(".");
+        if (st->old_name)
+            printf("Its earlier name, %s, is still read when %s is unset.\n",
+                   st->old_name, st->name);
     }
 }
 

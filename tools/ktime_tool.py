@@ -5,6 +5,7 @@
     ktime_tool.py merge FILES... [-o OUT]
     ktime_tool.py diff BASE.json NEW.json [--threshold 5%] [--alpha 0.01] [--format text|json]
     ktime_tool.py plot FILE.json [NEW.json] [-o out.png|out.svg] [--top N]
+    ktime_tool.py plot SERIES.jsonl [-o out.png|out.svg] [--top N]
     ktime_tool.py --selftest
 
 `ktime report|merge|diff|plot ARGS` runs this file. Python 3 standard library only;
@@ -174,12 +175,12 @@ MEMOP = dict(STATS, **{"!kind": "str", "!calls": "count", "!timed": "count", "!b
                        "!timed_bytes": "count", "gb_per_s": "num?"},
              **{k: "count" for k in ("warmup_skipped", "captured", "dropped", "failed",
                                      "incomplete", "outside_range", "unsampled", "ungated")})
-REGION_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
-REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
-           "!ranges": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
-                                "wall_ms": "num", "timed": "count", "total_ms": "num",
-                                "kernels": ("list", REGION_KERNEL)}),
-           "nullable": True}
+RANGE_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
+RANGES = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
+          "!by_name": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
+                                 "wall_ms": "num", "timed": "count", "total_ms": "num",
+                                 "kernels": ("list", RANGE_KERNEL)}),
+          "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
           "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
@@ -192,13 +193,13 @@ REPORT = {
     "contexts": "count", "!warmup": "count", "group": "str?",
     "timer": {"requested": "str?", "used": "str?", "note": "str?", "cupti_library": "str?",
               "cupti_records_dropped": "count", "cupti_buffers_refused": "count", "nullable": True},
-    "range": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
-              "open_at_exit": "bool", "nullable": True},
+    "capture": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
+                "open_at_exit": "bool", "nullable": True},
     "flush_l2": {"bytes": "count", "flushes": "count", "refused": "count", "contexts": "count",
                  "contexts_without_buffer": "count", "nullable": True},
     "conditions": {"text": ("list", "str"), "nullable": True},
     "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
-    "memops": ("list?", MEMOP), "regions": REGIONS, "note": "str?",
+    "memops": ("list?", MEMOP), "ranges": RANGES, "note": "str?",
     "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
     "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
                                            "captured", "dropped", "failed_launches",
@@ -273,9 +274,34 @@ def _short(v):
     return t if len(t) <= 40 else t[:37] + "..."
 
 
+# The keys a report written before they were renamed has (docs/report-format.md, "Changes within
+# version 2"): "range" is the capture range's "capture", "regions" the ranges' "ranges", and
+# the list in it, "ranges", is "by_name" (their earlier names).
+EARLIER_KEYS = {"range": "capture", "regions": "ranges"}
+
+
+def new_keys(r):
+    """r with its keys' earlier names replaced by their names, in their place; a key under
+    both names keeps the new one."""
+    if not isinstance(r, dict) or not any(k in r for k in EARLIER_KEYS):
+        return r
+    out = {}
+    for k, v in r.items():
+        if k in EARLIER_KEYS:
+            if EARLIER_KEYS[k] in r:
+                continue
+            if k == "regions" and isinstance(v, dict) and "by_name" not in v:  # earlier name
+                v = {("by_name" if kk == "ranges" else kk): vv for kk, vv in v.items()}
+            k = EARLIER_KEYS[k]
+        out[k] = v
+    return out
+
+
 def check_report(path, r, allow_merged=True):
-    """Raises KtoolError unless r looks like a ktime JSON report this tool can read."""
+    """Raises KtoolError unless r looks like a ktime JSON report this tool can read. Returns
+    it, with the new names of keys written under their earlier names."""
     _need(isinstance(r, dict), path, "the top level", "is not an object")
+    r = new_keys(r)
     if "ktime_diff" in r:
         raise KtoolError("%s: is a ktime diff, not a report" % path)
     _need("schema_version" in r, path, "the top level", "has no schema_version")
@@ -325,11 +351,11 @@ def check_report(path, r, allow_merged=True):
         if m["timed"]:
             for f in ("sum_us", "m2_us2", "mean_us", "min_us", "max_us", "total_ms"):
                 _need(is_num(m.get(f)), path, "%s.%s" % (w, f), "is not a number")
-    rg = r.get("regions")
-    _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("ranges"), list), path, "regions",
+    rg = r.get("ranges")
+    _need(rg is None or isinstance(rg, dict) and isinstance(rg.get("by_name"), list), path, "ranges",
           "is neither null nor an object with a list of ranges")
-    for i, g in enumerate((rg or {}).get("ranges", [])):
-        w = "regions.ranges[%d]" % i
+    for i, g in enumerate((rg or {}).get("by_name", [])):
+        w = "ranges.by_name[%d]" % i
         _need(isinstance(g, dict) and (g.get("name") is None or isinstance(g.get("name"), str)),
               path, w, "is not a range with a name")
         for j, k in enumerate(g.get("kernels") or []):
@@ -351,8 +377,8 @@ def check_report(path, r, allow_merged=True):
             blocks.append((w + ".other_shapes", k["other_shapes"], ()))
         if k.get("hw"):
             blocks.append((w + ".hw", k["hw"], ("mean_us",)))
-    for i, g in enumerate((rg or {}).get("ranges") or []):
-        blocks += [("regions.ranges[%d].kernels[%d]" % (i, j), k, ())
+    for i, g in enumerate((rg or {}).get("by_name") or []):
+        blocks += [("ranges.by_name[%d].kernels[%d]" % (i, j), k, ())
                    for j, k in enumerate(g.get("kernels") or [])]
     for where, b, more in blocks:
         if not b["timed"]:
@@ -461,7 +487,7 @@ def rank_label(e, i):
 
 MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
 MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
-                "outside_range", "unsampled", "ungated", "bytes", "timed_bytes")
+                "outside_range", "paused", "unsampled", "ungated", "bytes", "timed_bytes")
 
 
 def group_by(items, key):
@@ -472,14 +498,14 @@ def group_by(items, key):
     return out
 
 
-def merge_regions(reps, path):
+def merge_ranges(reps, path):
     """The ranges of several reports, by name, their kernels by mangled name; None when no
     input had any."""
-    rgs = [r["regions"] for r in reps if isinstance(r.get("regions"), dict)]
+    rgs = [r["ranges"] for r in reps if isinstance(r.get("ranges"), dict)]
     if not rgs:
         return None
     ranges = []
-    for key, gs in group_by([g for rg in rgs for g in rg.get("ranges") or []],
+    for key, gs in group_by([g for rg in rgs for g in rg.get("by_name") or []],
                             lambda g: g.get("name")).items():
         e = {"name": key}
         if "name_bytes" in gs[0]:
@@ -512,7 +538,7 @@ def merge_regions(reps, path):
             "nvtx": same_or([rg.get("nvtx") for rg in rgs], "mixed"),
             "unmatched_pops": sum(rg.get("unmatched_pops", 0) or 0 for rg in rgs),
             "too_deep": sum(rg.get("too_deep", 0) or 0 for rg in rgs),
-            "ranges": ranges}
+            "by_name": ranges}
 
 
 def merge_memops(reps, path):
@@ -746,7 +772,7 @@ def merge_reports(inputs, verb="merge"):
         for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
             m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
     m["memops"] = merge_memops(reps, p0)
-    m["regions"] = merge_regions(reps, p0)
+    m["ranges"] = merge_ranges(reps, p0)
 
     # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
     # numbered anew in the inputs' canonical order.
@@ -1294,6 +1320,134 @@ def cmd_diff(a):
     return 1 if d["regressions"] else 0
 
 
+# ------------------------------------------------------------------ KTIME_SERIES
+
+def iso_seconds(s):
+    """An ISO 8601 time of the library's ("2026-11-25T08:14:24.163Z") in seconds since the
+    epoch, or None."""
+    import datetime
+    if not isinstance(s, str):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def is_series(path):
+    """Whether path's first line is a KTIME_SERIES line."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+        return isinstance(json.loads(first), dict) and json.loads(first).get("ktime_series") == 1
+    except (OSError, ValueError):
+        return False
+
+
+def load_series(path):
+    """KTIME_SERIES's lines (docs/always-on.md), checked: a list of dicts. A last line cut short
+    (the process was killed while writing it) is left out, said on stderr."""
+    try:
+        with open(path, "rb") as f:
+            raw_lines = f.read().split(b"\n")
+    except OSError as e:
+        raise KtoolError("%s: %s" % (path, e.strerror or e))
+    out = []
+    for i, line in enumerate(raw_lines):
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            if i == len(raw_lines) - 1:
+                sys.stderr.write("ktime: %s: its last line is cut short (the process was killed "
+                                 "while writing it); left out\n" % path)
+                continue
+            raise KtoolError("%s: line %d is not JSON" % (path, i + 1))
+        _need(isinstance(e, dict) and e.get("ktime_series") == 1, path, "line %d" % (i + 1),
+              "is not a KTIME_SERIES line")
+        _need(isinstance(e.get("kernels"), list), path, "line %d" % (i + 1), "has no kernels")
+        for k in e["kernels"]:
+            _need(isinstance(k, dict) and isinstance(k.get("mangled"), str) and is_num(k.get("sum_us"))
+                  and isinstance(k.get("calls"), int) and isinstance(k.get("timed"), int),
+                  path, "line %d" % (i + 1), "has a kernel without mangled, calls, timed, sum_us")
+        out.append(e)
+    if not out:
+        raise KtoolError("%s: no KTIME_SERIES line" % path)
+    return out
+
+
+def series_table(lines, top):
+    """The series as the plot shows it: the process (the first line's pid and host; others'
+    lines are left out), each interval's end in seconds from the first line's start, and for
+    the top kernels by GPU time (the rest summed as "other"): GPU time per second of the
+    interval, p50 and p99. Returns (times, {name: [busy fraction...]}, {name: [p50...]},
+    {name: [p99...]}, totals {mangled: {"calls", "timed", "sum_us"}}, intervals)."""
+    pid, host = lines[0].get("pid"), lines[0].get("host")
+    mine = [e for e in lines if e.get("pid") == pid and e.get("host") == host]
+    t0 = iso_seconds(mine[0].get("from")) or iso_seconds(mine[0].get("at")) or 0.0
+    totals, names = {}, {}
+    for e in mine:
+        if e.get("from_zero") and e is not mine[0]:
+            totals = {}  # a reset: the counts start afresh
+        for k in e["kernels"]:
+            t = totals.setdefault(k["mangled"], {"calls": 0, "timed": 0, "sum_us": 0.0})
+            t["calls"] += k["calls"]
+            t["timed"] += k["timed"]
+            t["sum_us"] += k["sum_us"]
+            names[k["mangled"]] = k.get("name") or k["mangled"]
+    ranked = sorted(totals, key=lambda m: -totals[m]["sum_us"])
+    shown = ranked[:top]
+    rest = ranked[top:]
+    times, busy, p50, p99 = [], {}, {}, {}
+    for e in mine:
+        a, f = iso_seconds(e.get("at")), iso_seconds(e.get("from"))
+        if a is None:
+            continue
+        span = a - f if f is not None and a > f else None
+        times.append(a - t0)
+        by = {k["mangled"]: k for k in e["kernels"]}
+        for m in shown:
+            k = by.get(m)
+            busy.setdefault(names[m], []).append(k["sum_us"] / 1e6 / span if k and span else 0.0)
+            p50.setdefault(names[m], []).append(k.get("p50_us") if k else None)
+            p99.setdefault(names[m], []).append(k.get("p99_us") if k else None)
+        if rest:
+            us = sum(by[m]["sum_us"] for m in rest if m in by)
+            busy.setdefault("(other kernels)", []).append(us / 1e6 / span if span else 0.0)
+    return times, busy, p50, p99, totals, len(mine)
+
+
+def plot_series(lines, plt, top):
+    times, busy, p50, p99, _, n = series_table(lines, top)
+    if not times:
+        raise KtoolError("ktime plot: the series has no interval to plot")
+    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(12, 7))
+    for name, ys in busy.items():
+        a1.plot(times, ys, marker="." if n < 50 else None, label=plot_labels([name])[0])
+    a1.set_ylabel("GPU time per second")
+    a1.set_title("each kernel's GPU time per second of each interval (KTIME_SERIES)")
+    a1.legend(fontsize=7, loc="upper left")
+    for name in p50:
+        line = a2.plot(times, [v if v is not None else float("nan") for v in p50[name]],
+                       label=plot_labels([name])[0])
+        a2.plot(times, [v if v is not None else float("nan") for v in p99[name]], linestyle=":",
+                color=line[0].get_color())
+    a2.set_yscale("log")
+    a2.set_ylabel("p50 (solid), p99 (dotted), us")
+    a2.set_xlabel("seconds since the first snapshot's start")
+    return fig
+
+
+def save_figure(fig, output):
+    """The picture to the file output, or a PNG to standard output when output is -."""
+    if output == "-":
+        fig.savefig(sys.stdout.buffer, format="png")
+        sys.stdout.buffer.flush()
+    else:
+        fig.savefig(output)
+
+
 def cmd_plot(a):
     if a.top < 1:
         raise KtoolError("ktime plot: --top %d: give at least 1" % a.top)
@@ -1301,6 +1455,18 @@ def cmd_plot(a):
     if ext not in (".png", ".svg", ".pdf"):
         raise KtoolError("ktime plot: -o %s: the name must end in .png, .svg or .pdf (or be -, "
                          "a PNG on standard output)" % a.output)
+    if a.new is None and is_series(a.file):
+        lines = load_series(a.file)
+        plt = need_matplotlib()
+        try:
+            fig = plot_series(lines, plt, a.top)
+            fig.tight_layout()
+            save_figure(fig, a.output)
+        except OSError as e:
+            raise KtoolError("ktime plot: cannot write %s: %s" % (a.output, e.strerror or e))
+        if a.output != "-":
+            sys.stderr.write("ktime plot: series plot written to %s\n" % a.output)
+        return 0
     first = load_json(a.file)
     if a.new is not None:
         base = check_report(a.file, first)
@@ -1316,11 +1482,7 @@ def cmd_plot(a):
     try:
         fig = {"diff": plot_diff, "merged": plot_merged, "report": plot_report}[kind](obj, plt, a.top)
         fig.tight_layout()
-        if a.output == "-":
-            fig.savefig(sys.stdout.buffer, format="png")
-            sys.stdout.buffer.flush()
-        else:
-            fig.savefig(a.output)
+        save_figure(fig, a.output)
     except (KeyError, TypeError) as e:
         raise KtoolError("ktime plot: %s: not a ktime %s this tool can plot (%s)" % (a.file, kind, e))
     except OSError as e:
@@ -1511,13 +1673,16 @@ def build_parser():
                    help="the output's format (default: text)")
     pl = sub.add_parser(
         "plot", prog="ktime plot", formatter_class=raw,
-        help="draw a report, a merged report or a diff (needs matplotlib)",
+        help="draw a report, a merged report, a diff, or a KTIME_SERIES file over time "
+             "(needs matplotlib)",
         description=para("Draws FILE: a report (each kernel's share of the GPU time, and its p50 to "
                     "p99 with the mean), a merged report (a rank x kernel heat map of total "
-                    "time), or a diff (each kernel's change in mean); FILE NEW draws their "
-                    "diff. Needs matplotlib in the Python that runs it."),
+                    "time), a diff (each kernel's change in mean), or a KTIME_SERIES file (each "
+                    "kernel's GPU time per second of each interval and its p50/p99 over time); "
+                    "FILE NEW draws their diff. Needs matplotlib in the Python that runs it."),
         epilog=EXIT_STATUS)
-    pl.add_argument("file", metavar="FILE", help="a JSON report, merged report or diff")
+    pl.add_argument("file", metavar="FILE",
+                    help="a JSON report, merged report or diff, or a KTIME_SERIES file")
     pl.add_argument("new", nargs="?", metavar="NEW", help="a second report: draw FILE -> NEW")
     pl.add_argument("-o", "--output", default="ktime-plot.png", metavar="OUT",
                     help="the picture: .png, .svg or .pdf; - is a PNG on standard output "

@@ -121,8 +121,8 @@ fi
 
 # The core and concurrency tests once more with libktime built with ThreadSanitizer
 # (preloaded after libtsan): any data race in ktime fails them.
-TSAN_TESTS="tests/unit/test_mpmc tests/unit/test_ktab tests/unit/test_drain tests/unit/test_region
-  tests/unit/test_context tests/e2e/threads.sh
+TSAN_TESTS="tests/unit/test_mpmc tests/unit/test_ktab tests/unit/test_drain tests/unit/test_rangestack
+  tests/unit/test_context tests/unit/test_live tests/e2e/threads.sh
   tests/e2e/gate.sh tests/e2e/pool.sh tests/e2e/exit.sh tests/e2e/signal.sh tests/e2e/signal_runs.sh
   tests/e2e/capture.sh"
 echo "== ThreadSanitizer build (build-tsan/)"

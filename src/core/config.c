@@ -42,6 +42,7 @@ const struct setting config_settings[CONFIG_NSETTINGS] = {
     [SETTING_##ID].param_offset = offsetof(struct config, field),                            \
     [SETTING_##ID].param_meta = (meta_), [SETTING_##ID].param_noun = (noun),
 #define SETTING_LAUNCHER_DEFAULT(ID, value) [SETTING_##ID].launcher_default = (value),
+#define SETTING_OLD_NAME(ID, old) [SETTING_##ID].old_name = (old),
 #include "settings.def"
 };
 
@@ -57,6 +58,7 @@ const char *const config_known_names[] = {
 #define SETTING_LONG(ID, ...) "KTIME_" #ID,
 #define SETTING_ENUM(ID, ...) "KTIME_" #ID,
 #define SETTING_PATH(ID, ...) "KTIME_" #ID,
+#define SETTING_OLD_NAME(ID, old) old,
 #include "settings.def"
     /* read by the launcher (tools/ktime), and by libktime from it: which variables the
      * launcher set (config_load) */
@@ -112,7 +114,7 @@ static void set_int(struct config *c, size_t offset, int v)
     memcpy((char *)c + offset, &v, sizeof v);
 }
 
-/* Whether word, one of setting st's, takes a parameter after it (KTIME_RANGE's "nvtx:"). */
+/* Whether word, one of setting st's, takes a parameter after it (KTIME_CAPTURE's "nvtx:"). */
 static bool takes_param(const struct setting *st, const char *word)
 {
     size_t n = strlen(word);
@@ -183,9 +185,13 @@ const char *config_origin_text(const struct config *c, enum setting_id id, char 
 
     if (kept == ORIGIN_DEFAULT && st->type == SETTING_TYPE_PATH)
         k = snprintf(buf, n, "default: %s", st->unset);
+    else if (kept == ORIGIN_OLD_NAME)
+        k = snprintf(buf, n, "%s, the earlier name of %s", st->old_name, st->name);
     else
         k = snprintf(buf, n, "%s", origin_name(kept, id));
-    if (refused != ORIGIN_DEFAULT && k >= 0 && (size_t)k < n)
+    if (refused == ORIGIN_OLD_NAME && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "; %s's value was refused", st->old_name);
+    else if (refused != ORIGIN_DEFAULT && k >= 0 && (size_t)k < n)
         snprintf(buf + k, n - (size_t)k, "; the %s's value was refused", origin_name(refused, id));
     return buf;
 }
@@ -280,9 +286,11 @@ static void set_origin(struct config *c, enum setting_id id, int kept, int refus
     c->origin[id] = (unsigned char)(kept | refused << 4);
 }
 
-/* Parses s, the environment's value of setting id whose origin would be from, into c; on a
- * bad value warns once and keeps what c holds. */
-static void parse_value(struct config *c, enum setting_id id, const char *s, int from)
+/* Parses s, the environment's value of setting id under name (its own or its earlier one)
+ * whose origin would be from, into c; on a bad value warns once, naming name, and keeps what
+ * c holds. */
+static void parse_value(struct config *c, enum setting_id id, const char *name, const char *s,
+                        int from)
 {
     const struct setting *st = &config_settings[id];
     char now[512], words[256];
@@ -297,7 +305,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
             set_origin(c, id, from, 0);
             return;
         }
-        log_warn("%s='%s' is not one of 1/0, yes/no, true/false, on/off; using %s", st->name, s,
+        log_warn("%s='%s' is not one of 1/0, yes/no, true/false, on/off; using %s", name, s,
                  config_value(c, id, now, sizeof now));
         break;
     case SETTING_TYPE_LONG:
@@ -309,7 +317,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
             set_origin(c, id, from, 0);
             return;
         }
-        log_warn("%s='%s' is not an integer from %ld to %ld; using %s", st->name, s, st->lo,
+        log_warn("%s='%s' is not an integer from %ld to %ld; using %s", name, s, st->lo,
                  st->hi, config_value(c, id, now, sizeof now));
         break;
     case SETTING_TYPE_ENUM:
@@ -323,13 +331,13 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
                 if (strncasecmp(s, w->word, len) != 0)
                     continue;
                 if (!s[len]) {
-                    log_warn("%s='%s' names no %s (%s%s); using %s", st->name, s, st->param_noun,
+                    log_warn("%s='%s' names no %s (%s%s); using %s", name, s, st->param_noun,
                              w->word, st->param_meta, config_value(c, id, now, sizeof now));
                     set_origin(c, id, CONFIG_ORIGIN(c, id), from);
                     return;
                 }
                 if (!(param = strdup(s + len))) {
-                    log_warn("%s='%s': out of memory; using %s", st->name, s,
+                    log_warn("%s='%s': out of memory; using %s", name, s,
                              config_value(c, id, now, sizeof now));
                     set_origin(c, id, CONFIG_ORIGIN(c, id), from);
                     return;
@@ -348,7 +356,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
             set_origin(c, id, from, 0);
             return;
         }
-        log_warn("%s='%s' is not one of %s; using %s", st->name, s,
+        log_warn("%s='%s' is not one of %s; using %s", name, s,
                  word_list(st, id, words, sizeof words), config_value(c, id, now, sizeof now));
         break;
     case SETTING_TYPE_PATH:
@@ -365,7 +373,7 @@ static void parse_value(struct config *c, enum setting_id id, const char *s, int
 
 /* What a setting's value means beyond itself, once it is read (s: the environment's value,
  * or NULL). Settings are read in settings.def's order: KTIME_OUTPUT before KTIME_FORMAT,
- * KTIME_TIMER before KTIME_RANGE. */
+ * KTIME_TIMER before KTIME_CAPTURE. */
 static void settle(struct config *c, enum setting_id id, const char *s)
 {
     switch (id) {
@@ -404,13 +412,13 @@ static void settle(struct config *c, enum setting_id id, const char *s)
                      "every kernel is timed from CUPTI's records (it applies only to launches "
                      "timed with events after another CUPTI client takes CUPTI over)", s);
         break;
-    case SETTING_RANGE:
+    case SETTING_CAPTURE:
         /* CUPTI's records cannot be left out: a capture range needs the events timer. */
-        if (s && c->range != RANGE_ALL && c->timer != TIMER_EVENTS) {
-            log_warn("KTIME_RANGE=%s works with KTIME_TIMER=events only (CUPTI records every "
+        if (s && c->capture != CAPTURE_ALL && c->timer != TIMER_EVENTS) {
+            log_warn("KTIME_CAPTURE=%s works with KTIME_TIMER=events only (CUPTI records every "
                      "kernel); with KTIME_TIMER=%s every launch is timed", s,
                      timer_kind_name(c->timer));
-            c->range = RANGE_ALL;
+            c->capture = CAPTURE_ALL;
             set_origin(c, id, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, id));
         }
         break;
@@ -419,15 +427,22 @@ static void settle(struct config *c, enum setting_id id, const char *s)
     }
 }
 
-/* Reads setting id from the environment into c. */
+/* Reads setting id from the environment into c: under its name, else under its earlier
+ * name (ignored, with a note, when both are set). */
 static void load_one(struct config *c, enum setting_id id, const char *(*get)(const char *),
                      const char *marker)
 {
-    const char *s = get(config_settings[id].name);
+    const struct setting *st = &config_settings[id];
+    const char *s = get(st->name), *old = st->old_name ? get(st->old_name) : NULL;
 
+    if (s && old)
+        log_notice("%s and %s (its earlier name) are both set; %s=%s is used", st->name,
+                   st->old_name, st->name, s);
     if (s)
-        parse_value(c, id, s, origin_in_env(marker, config_settings[id].name));
-    settle(c, id, s);
+        parse_value(c, id, st->name, s, origin_in_env(marker, st->name));
+    else if (old)
+        parse_value(c, id, st->old_name, old, ORIGIN_OLD_NAME);
+    settle(c, id, s ? s : old);
 }
 
 void config_load(struct config *c, const char *(*get)(const char *))
@@ -519,7 +534,13 @@ const char *config_closest(const char *name, size_t n)
             best = *k;
         }
     }
-    return best_d > 0 && best_d <= limit ? best : NULL;
+    if (best_d == 0 || best_d > limit)
+        return NULL;
+    /* Near an earlier name: the name to use now. */
+    for (int id = 0; id < CONFIG_NSETTINGS; id++)
+        if (config_settings[id].old_name && strcmp(config_settings[id].old_name, best) == 0)
+            return config_settings[id].name;
+    return best;
 }
 
 /* The length of the name of env entry e when it is a KTIME_* name ktime does not know, else 0. */

@@ -26,11 +26,11 @@ enum timer_kind {
     TIMER_BOTH    /* both for every timed launch: the report shows their difference */
 };
 
-/* KTIME_RANGE: which launches are timed. */
-enum range_mode {
-    RANGE_ALL,          /* every launch (the default) */
-    RANGE_PROFILER_API, /* only those between cuProfilerStart and cuProfilerStop */
-    RANGE_NVTX          /* only those made while a range of range_name is open (any thread) */
+/* KTIME_CAPTURE: which launches are timed. */
+enum capture_mode {
+    CAPTURE_ALL,          /* every launch (the default) */
+    CAPTURE_PROFILER_API, /* only those between cuProfilerStart and cuProfilerStop */
+    CAPTURE_NVTX          /* only those made while a range of capture_name is open (any thread) */
 };
 
 /* KTIME_GROUP: the text and CSV reports' rows. */
@@ -39,8 +39,14 @@ enum group_mode {
     GROUP_SHAPE /* and under it a row per launch shape */
 };
 
-/* KTIME_REGION: which of the ranges open on a launch's thread the launch belongs to. */
-enum region_mode { REGION_INNERMOST, REGION_OUTERMOST };
+/* KTIME_START: whether launches are timed from the start. */
+enum start_mode {
+    START_ON,     /* timed from the start */
+    START_PAUSED  /* counted, not timed, until `ktime ctl PID on` */
+};
+
+/* KTIME_RANGES: which of the ranges open on a launch's thread the launch belongs to. */
+enum range_attribution { RANGES_INNERMOST, RANGES_OUTERMOST };
 
 /* KTIME_<ID>'s index in config_settings[]: SETTING_WARMUP, SETTING_OUTPUT, ... */
 enum setting_id {
@@ -67,6 +73,7 @@ enum config_origin {
     ORIGIN_OPTION,   /* the environment, set there by a ktime launcher option */
     ORIGIN_LAUNCHER, /* the environment, set there by the ktime launcher as its default */
     ORIGIN_DERIVED,  /* from another setting (KTIME_FORMAT from KTIME_OUTPUT's suffix) */
+    ORIGIN_OLD_NAME, /* the environment, under the setting's earlier name (KTIME_RANGE) */
 };
 /* A setting's origin in struct config: where the value in force came from, and where a
  * value that was refused (a warning said so) came from, ORIGIN_DEFAULT when none was. */
@@ -105,6 +112,7 @@ struct setting {
     const char *param_meta;       /* NULL when no word takes one */
     const char *param_noun;
     const char *launcher_default; /* what the ktime launcher sets it to when unset, or NULL */
+    const char *old_name;         /* its earlier name, read when it is unset, or NULL */
 };
 
 /* Every setting, in settings.def's order (index: enum setting_id). */
@@ -177,7 +185,7 @@ bool config_is_known(const char *name, size_t n);
 /* The known name closest to the n bytes at name (optimal string alignment distance: an
  * insertion, deletion, substitution or swap of two neighbours costs 1), when it is close
  * enough to be a likely misspelling (distance at most 2, or a third of the name's length
- * after "KTIME_"), else NULL. Any thread. */
+ * after "KTIME_"), else NULL; near a setting's earlier name, the setting's name. Any thread. */
 const char *config_closest(const char *name, size_t n);
 
 /* The number of KTIME_* names in envp (NAME=VALUE strings, NULL ended) that are not known. */

@@ -29,6 +29,7 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->aggs = NULL;
     d->last_agg = NULL;
     d->records = NULL;
+    d->tick = NULL;
     d->trace = NULL;
     d->sample = NULL;
     d->grow_clock = monotonic_ns;
@@ -69,9 +70,9 @@ int drain_add_pool(struct drain *d, struct pool *p)
     return 0;
 }
 
-static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_t region)
+static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_t range)
 {
-    uint64_t key = (uint64_t)region << 48 | (uint64_t)kernel << 16 | (uint16_t)device;
+    uint64_t key = (uint64_t)range << 48 | (uint64_t)kernel << 16 | (uint16_t)device;
     struct agg *a = d->last_agg;
 
     /* Consecutive samples are mostly of one kernel: the lookup was a third of the drain's
@@ -87,7 +88,7 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_
     a->key = key;
     a->kernel = kernel;
     a->device = device;
-    a->region = region;
+    a->range = range;
     HASH_ADD(hh, d->aggs, key, sizeof a->key, a);
     return d->last_agg = a;
 }
@@ -102,7 +103,7 @@ static uint64_t abandon_pending(struct drain *d, struct pool *p)
         p->pending[p->npending++] = id;
     for (uint32_t j = 0; j < p->npending; j++) {
         struct pool_slot *s = &p->slots[p->pending[j]];
-        struct agg *a = agg_get(d, s->kernel, p->device, s->region);
+        struct agg *a = agg_get(d, s->kernel, p->device, s->range);
         if (a)
             a->incomplete++;
         left++;
@@ -168,7 +169,7 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     d->elapsed_calls++;
     if (r == 1 || r == -2)
         return r;
-    a = agg_get(d, s->kernel, p->device, s->region);
+    a = agg_get(d, s->kernel, p->device, s->range);
     bool voided = s->gen && atomic_load_explicit(&s->forced, memory_order_acquire) == s->gen;
     if (voided) {
         /* Its start event fired when the watchdog opened the gate, not at the launch. */
@@ -427,6 +428,19 @@ uint32_t drain_pass(struct drain *d)
     return done;
 }
 
+void drain_reset_aggs(struct drain *d)
+{
+    struct agg *a, *tmp;
+
+    HASH_ITER(hh, d->aggs, a, tmp) {
+        HASH_DEL(d->aggs, a);
+        shape_set_free(a->shapes);
+        free(a);
+    }
+    d->aggs = NULL;
+    d->last_agg = NULL;
+}
+
 static uint32_t pending_total(struct drain *d)
 {
     uint32_t n = atomic_load_explicit(&d->npools, memory_order_acquire), total = 0;
@@ -500,6 +514,9 @@ static void *drain_main(void *arg)
         pthread_mutex_lock(&d->pass_lock);
         busy = drain_pass(d) > 0 || pending_total(d) > 0;
         pthread_mutex_unlock(&d->pass_lock);
+        void (*tick)(void) = atomic_load_explicit(&d->tick, memory_order_acquire);
+        if (tick)
+            tick();
         if (busy)
             idle_us = DRAIN_BUSY_SLEEP_US;
         else if (idle_us < DRAIN_IDLE_MAX_US)

@@ -23,7 +23,7 @@ struct agg {
     uint64_t key;          /* range << 48 | kernel id << 16 | device */
     uint32_t kernel;       /* ktab id */
     int device;
-    uint16_t region;       /* the range the launches were made in (region.h), 0: none */
+    uint16_t range;        /* the range the launches were made in (rangestack.h), 0: none */
     struct stats st;       /* timed samples, in microseconds */
     struct sketch sk;      /* the same samples' distribution (quantiles) */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */
@@ -43,6 +43,8 @@ struct drain {
     struct agg *last_agg;        /* the aggregate found last (one of aggs), or NULL */
     void (*_Atomic records)(void); /* called by the drain thread on every pass, if set: parses
                                   * CUPTI's record buffers; set while it runs, hence atomic */
+    void (*_Atomic tick)(void);  /* called by the drain thread after every pass, outside
+                                  * pass_lock, if set (snapshots, the control channel) */
     struct trace *trace;         /* KTIME_TRACE: every sample placed on the timeline, or NULL;
                                   * set before the thread starts */
     void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
@@ -97,6 +99,11 @@ bool drain_stop(struct drain *d, long wait_ms);
  * incomplete. Returns the number left incomplete. Only once the thread has stopped,
  * or from the drain thread itself. */
 uint64_t drain_finish(struct drain *d, long wait_ms);
+
+/* Forgets every aggregate: the samples and counts folded so far start afresh (ktime ctl
+ * reset). Pairs still pending fold into new aggregates later. The drain thread, with
+ * pass_lock held (or the owner of d once the thread has stopped). */
+void drain_reset_aggs(struct drain *d);
 
 /* CLOCK_MONOTONIC in milliseconds: the clock of pool retire deadlines. */
 double drain_now_ms(void);

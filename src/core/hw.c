@@ -98,7 +98,7 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
     }
     k->records++;
     k->in_graph += in_graph;
-    if (k->records <= (uint64_t)h->warmup) {
+    if (k->before + k->records <= (uint64_t)h->warmup) {
         k->warmup++;
         return;
     }
@@ -119,6 +119,23 @@ void hw_add(struct hw *h, const char *name, int device, uint32_t context_id, uin
         h->sample(k->name, device, (double)(end_ns - start_ns) / 1000.0);
     if (h->trace && !own)
         trace_add(h->trace, start_ns, end_ns - start_ns, k->name, 0, device, stream_id, shape);
+}
+
+void hw_reset(struct hw *h)
+{
+    struct hw_kernel *k, *tmp;
+
+    HASH_ITER(hh, h->byname, k, tmp) {
+        k->before += k->records;
+        k->records = k->warmup = k->in_graph = k->bad = 0;
+        for (struct hw_dev *d = k->devs; d; d = d->next) {
+            memset(&d->st, 0, sizeof d->st);
+            memset(&d->sk, 0, sizeof d->sk);
+            shape_set_free(d->shapes);
+            d->shapes = NULL;
+        }
+    }
+    h->records = h->in_graph = 0;
 }
 
 void hw_free(struct hw *h)

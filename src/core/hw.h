@@ -29,6 +29,7 @@ struct hw_kernel {
     uint64_t warmup;         /* records skipped as warmup: the first `warmup` of the name */
     uint64_t in_graph;       /* records of it run as a CUDA graph's node, of `records` */
     uint64_t bad;            /* records without a valid end (after warmup), not timed */
+    uint64_t before;         /* records before the last hw_reset (the warmup is not redone) */
     struct hw_dev *devs;
     UT_hash_handle hh;
 };
@@ -80,6 +81,10 @@ int hw_own(struct hw *h, uint32_t context_id, uint32_t stream_id, const char *na
 
 /* The kernel of name, or NULL. */
 struct hw_kernel *hw_find(struct hw *h, const char *name);
+
+/* Forgets every record but how many each kernel had (so that its warmup is not done
+ * again): the samples and counts start afresh (ktime ctl reset). Same thread as hw_add. */
+void hw_reset(struct hw *h);
 
 /* Frees everything h holds. */
 void hw_free(struct hw *h);

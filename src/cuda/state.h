@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include <cuda.h>
@@ -47,10 +48,23 @@ struct ktime_state {
      * is handed over to another client (then events). */
     _Atomic int timing;
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
+    /* Why launches past warmup are only counted, not timed, now: HOLD_CAPTURE (KTIME_CAPTURE: the
+     * capture range is closed), HOLD_PAUSED (ktime ctl off, KTIME_START=paused); 0: timed.
+     * One relaxed load on the launch path. */
+    _Atomic int hold;
     char *start_dir;                    /* the working directory at start-up, or NULL */
 };
 
+#define HOLD_CAPTURE 1
+#define HOLD_PAUSED 2
+
 extern struct ktime_state kt;
+
+/* Sets (on) or clears a reason of kt.hold; returns the reasons before. Any thread. */
+static inline int kt_hold(int reason, bool on)
+{
+    return on ? atomic_fetch_or(&kt.hold, reason) : atomic_fetch_and(&kt.hold, ~reason);
+}
 
 /* Adds device dev (its name, the driver's version) to the report's devices, once. Under
  * the set-up lock, or at exit. */

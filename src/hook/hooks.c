@@ -453,7 +453,7 @@ CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
     return r;
 }
 
-/* The profiler API marks the capture range of KTIME_RANGE=profiler-api (cudart's
+/* The profiler API marks the capture range of KTIME_CAPTURE=profiler-api (cudart's
  * cudaProfilerStart/Stop call these). */
 typedef CUresult (*profiler_fn)(void);
 CUresult cuProfilerStart(void)

@@ -1,7 +1,7 @@
 /* nvtx.c - libktime as an NVTX tool: NVTX v3 (header-only, in the program or a library such as
  * PyTorch's) and libnvToolsExt load the library named by NVTX_INJECTION64_PATH and call its
  * InitializeInjectionNvtx2; ktime then receives the range pushes and pops (of every domain) and
- * keeps the program's ranges (region.h), to which each timed launch is attributed. The ktime
+ * keeps the program's ranges (rangestack.h), to which each timed launch is attributed. The ktime
  * launcher sets the variable (KTIME_NVTX=1 has libktime set it itself); one already set (Nsight
  * Systems') is left alone. Also: ktime_range_push/pop of include/ktime.h. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
@@ -18,7 +18,7 @@
 #include "ktime.h"
 #include "lifecycle.h"
 #include "nvml.h"
-#include "region.h"
+#include "rangestack.h"
 #include "state.h"
 
 
@@ -63,51 +63,51 @@ static uint32_t id_of_wide(const wchar_t *w)
     char buf[256];
 
     utf8_of(w, buf, sizeof buf);
-    return region_intern(buf);
+    return range_intern(buf);
 }
 
 /* The range id of an event's message: registered strings are handles ktime gave out (ids). */
 static uint32_t id_of_attr(const nvtxEventAttributes_t *a)
 {
     if (!a)
-        return region_intern(NULL);
+        return range_intern(NULL);
     switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
-        return region_intern(a->message.ascii);
+        return range_intern(a->message.ascii);
     case NVTX_MESSAGE_TYPE_UNICODE:
         return id_of_wide(a->message.unicode);
     case NVTX_MESSAGE_TYPE_REGISTERED:
         return (uint32_t)(uintptr_t)a->message.registered;
     default:
-        return region_intern(NULL);
+        return range_intern(NULL);
     }
 }
 
 static int NVTX_API push_a(const char *message)
 {
     if (ranges_on())
-        region_push_id(region_intern(message));
+        range_push_id(range_intern(message));
     return 0;
 }
 
 static int NVTX_API push_w(const wchar_t *message)
 {
     if (ranges_on())
-        region_push_id(id_of_wide(message));
+        range_push_id(id_of_wide(message));
     return 0;
 }
 
 static int NVTX_API push_ex(const nvtxEventAttributes_t *a)
 {
     if (ranges_on())
-        region_push_id(id_of_attr(a));
+        range_push_id(id_of_attr(a));
     return 0;
 }
 
 static int NVTX_API pop(void)
 {
     if (ranges_on()) {
-        region_pop();
+        range_pop();
         nvml_ranges_closed();
     }
     return 0;
@@ -128,7 +128,7 @@ static int NVTX_API domain_pop(nvtxDomainHandle_t d)
 static nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t d, const char *s)
 {
     (void)d;
-    return (nvtxStringHandle_t)(uintptr_t)region_intern(s);
+    return (nvtxStringHandle_t)(uintptr_t)range_intern(s);
 }
 
 static nvtxStringHandle_t NVTX_API register_w(nvtxDomainHandle_t d, const wchar_t *s)
@@ -170,20 +170,20 @@ KTIME_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
         set(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)register_a);
         set(t, n, NVTX_CBID_CORE2_DomainRegisterStringW, (NvtxFunctionPointer)register_w);
     }
-    region_note_nvtx_tool();
+    range_note_nvtx_tool();
     return 1;
 }
 
 KTIME_EXPORT void ktime_range_push(const char *name)
 {
     if (ranges_on())
-        region_push_id(region_intern(name));
+        range_push_id(range_intern(name));
 }
 
 KTIME_EXPORT void ktime_range_pop(void)
 {
     if (ranges_on()) {
-        region_pop();
+        range_pop();
         nvml_ranges_closed();
     }
 }

@@ -183,20 +183,14 @@ static void cuptitimer_stop(struct module_end *e)
     }
 }
 
-/* The last records, the devices, what the timer did. Its records are the rows' samples with
- * KTIME_TIMER=cupti once CUPTI started. */
-static void cuptitimer_end(struct module_end *e, struct report *r)
+bool cuptitimer_describe(struct report *r)
 {
     struct cuptitimer_info info;
 
     r->timer_requested = timer_kind_name(kt.cfg.timer);
     r->timer = timer_kind_name(kt.cfg.timer);
     if (kt.cfg.timer == TIMER_EVENTS)
-        return;
-    if (e->stopped) {
-        cuptitimer_finish(e->budget_ms(kt.cfg.exit_wait_ms), launches_ran() + e->own_launches);
-        note_devices();
-    }
+        return false;
     cuptitimer_info(&info);
     r->timer_note = info.note;
     r->cupti_library = info.library;
@@ -204,7 +198,24 @@ static void cuptitimer_end(struct module_end *e, struct report *r)
     r->cupti_refused = info.refused;
     if (!info.started)
         r->timer = timer_kind_name(TIMER_EVENTS); /* CUPTI never started */
-    e->records_primary = e->stopped && info.started && kt.cfg.timer == TIMER_CUPTI;
+    return info.started && kt.cfg.timer == TIMER_CUPTI;
+}
+
+/* The last records, the devices, what the timer did. Its records are the rows' samples with
+ * KTIME_TIMER=cupti once CUPTI started. */
+static void cuptitimer_end(struct module_end *e, struct report *r)
+{
+    if (kt.cfg.timer != TIMER_EVENTS && e->stopped) {
+        cuptitimer_finish(e->budget_ms(kt.cfg.exit_wait_ms), launches_ran() + e->own_launches);
+        note_devices();
+    }
+    e->records_primary = cuptitimer_describe(r) && e->stopped;
+}
+
+/* ktime ctl reset: the records start afresh (on the drain thread, which parses them). */
+static void cuptitimer_reset(void)
+{
+    hw_reset(cuptitimer_records());
 }
 
 const struct ktime_module cuptitimer_module = {
@@ -214,4 +225,5 @@ const struct ktime_module cuptitimer_module = {
     .stop = cuptitimer_stop,
     .end = cuptitimer_end,
     .rows = cuptitimer_rows,
+    .reset = cuptitimer_reset,
 };

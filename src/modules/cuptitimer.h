@@ -51,6 +51,12 @@ int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name);
 
 void cuptitimer_info(struct cuptitimer_info *out);
 
+/* r's timer as it worked out so far (timer, timer_requested, timer_note, CUPTI's library and
+ * figures). Returns whether CUPTI's records are the rows' samples (KTIME_TIMER=cupti, and
+ * CUPTI started). Any thread. */
+struct report;
+bool cuptitimer_describe(struct report *r);
+
 /* CUPTI's records, by kernel (the drain thread's, or the exit path's once it stopped). */
 struct hw *cuptitimer_records(void);
 

@@ -140,11 +140,23 @@ struct memop memop_set(uint64_t width, uint64_t elem, uint64_t height, int async
 
 /* ---- the module ---- */
 
+/* The bytes at the last reset (ktime ctl reset), subtracted from memop_bytes: the drain
+ * thread's, read by it and by the exit path once it stopped. */
+static uint64_t base[MEMOP_NKINDS];
+
 static bool memop_start(void)
 {
-    for (int k = 0; k < MEMOP_NKINDS; k++)
+    for (int k = 0; k < MEMOP_NKINDS; k++) {
         atomic_store(&memop_bytes[k], 0);
+        base[k] = 0;
+    }
     return kt.cfg.memops;
+}
+
+static void memop_reset(void)
+{
+    for (int k = 0; k < MEMOP_NKINDS; k++)
+        base[k] = atomic_load(&memop_bytes[k]);
 }
 
 static void memop_header(struct report *r)
@@ -163,7 +175,8 @@ static void memop_entry(uint32_t id, struct report_kernel *part)
     if ((kind = memop_kind_of_key(atomic_load(&kt.ktab.slots[id].key))) < 0)
         return;
     part->name = strdup(memop_label(kind));
-    part->bytes = atomic_load(&memop_bytes[kind]);
+    uint64_t bytes = atomic_load(&memop_bytes[kind]);
+    part->bytes = bytes > base[kind] ? bytes - base[kind] : 0;
 }
 
 /* Moves the memory operations' rows out of r->kernels into r->memops_rows, by kind. */
@@ -198,6 +211,7 @@ const struct ktime_module memop_module = {
     .name = "memop",
     .start = memop_start,
     .header = memop_header,
+    .reset = memop_reset,
     .entry = memop_entry,
     .rows = memop_rows,
 };

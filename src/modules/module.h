@@ -1,16 +1,17 @@
 /* module.h - the interface of a feature module: the moments of a run at which the lifecycle
- * (src/run: init.c, launch.c, context.c, finish.c, collect.c) calls each feature, through the
+ * (src/run: init.c, launch.c, context.c, finish.c, collect.c, tick.c) calls each feature, through the
  * registry (modules.def, modules.c). A module keeps its own state (static in its file), reads
  * its own settings (kt.cfg) and fills its own part of the report. It never calls up into the
  * run layer, nor into the registry.
  *
  * Per-launch work is not a moment: the launch path never calls through this table. Where a
  * feature acts on every launch, its header has a static inline check of its own state (as
- * capture_excludes() or flush_l2_before()), which launch.h or launch.c calls directly. */
+ * capture_count_outside() or flush_l2_before()), which launch.h or launch.c calls directly. */
 #ifndef KTIME_MODULE_H
 #define KTIME_MODULE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda.h>
@@ -35,8 +36,33 @@ struct module_rows {
     const uint32_t *row_of; /* kernel-table id -> 1 + its row in r->kernels, 0: none */
     uint32_t mask;          /* the kernel table's mask: ids are 0..mask */
     struct agg *aggs;       /* the drain's aggregates; NULL when the drain did not stop */
-    bool stopped;           /* the drain thread stopped (the aggregates are final) */
+    bool stopped;           /* the aggregates hold still: the drain thread stopped, or this
+                             * is the drain thread between passes (live) */
+    bool live;              /* a snapshot while the program runs, on the drain thread */
     bool records_primary;   /* as struct module_end's */
+};
+
+/* What the run layer lends a module on the drain thread's tick (tick()): the report so far
+ * and the reset of every count, which only the run layer can make (collect.c, rebase.c). */
+struct module_tick {
+    double now_ms;          /* drain_now_ms() at the tick */
+    /* Fills r (zeroed first) with the report's header, as the report at exit has it. */
+    void (*header)(struct report *r);
+    /* Adds the rows so far to r (header filled): the kernel table's, the drain's aggregates
+     * and the modules' rows, every launch in one bucket, gathered under the drain's pass_lock.
+     * records_primary as struct module_rows's. Returns 0, or -1 when out of memory (r then
+     * holds no rows). Free them with release(). */
+    int (*gather)(struct report *r, bool records_primary);
+    void (*release)(struct report *r);
+    /* ktime ctl reset: a drain pass, then every count starts afresh (the kernel table's,
+     * the drop reasons, the drain's aggregates, each module's through reset()). Returns 0,
+     * or -1 when out of memory (nothing changed). */
+    int (*reset)(void);
+    /* The template of the report's file (KTIME_OUTPUT, or a rank's file in a job of several
+     * processes), NULL: stderr; and a template expanded for process pid, anchored where the
+     * program started (0, or -1 when it does not fit in size bytes). */
+    const char *report_template;
+    int (*expand)(const char *tmpl, long pid, char *path, size_t size);
 };
 
 /* A feature. Every moment is optional (NULL: nothing to do then). */
@@ -89,6 +115,23 @@ struct ktime_module {
      * memory (the report is then not written). Called again when the rows are gathered
      * again. */
     int (*rows)(struct report *r, const struct module_rows *m);
+
+    /* ktime ctl reset: the module's counts of launches start afresh (what entry() and rows()
+     * give from then on), all but how far each kernel got through its warmup. On the drain
+     * thread, right after a pass, with the drain's pass_lock held. Counters the launch path
+     * adds to are not written: the module keeps a base to subtract. */
+    void (*reset)(void);
+
+    /* The drain thread, after every pass, outside the pass_lock, while the run is on (not
+     * once the report at exit began, not in a forked child): the module's periodic work
+     * (snapshots, the control channel), through what t lends. A module that has one makes
+     * the drain thread call it (modules_ticking). */
+    void (*tick)(const struct module_tick *t);
+
+    /* The report at exit was written from r (header and rows, which a module may stamp): the
+     * module's own outputs of the same rows, waiting at most wait_ms for its own lock. Called
+     * again when the report is written again with launches that came late. */
+    void (*report_written)(struct report *r, long wait_ms);
 
     /* After the report is written: the module's own files (the trace). */
     void (*after_report)(const struct module_end *e);

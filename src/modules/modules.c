@@ -84,6 +84,35 @@ int modules_rows(struct report *r, const struct module_rows *mr)
     return 0;
 }
 
+bool modules_ticking(void)
+{
+    EACH(m)
+        if (m->tick)
+            return true;
+    return false;
+}
+
+void modules_tick(const struct module_tick *t)
+{
+    EACH(m)
+        if (m->tick)
+            m->tick(t);
+}
+
+void modules_report_written(struct report *r, long wait_ms)
+{
+    EACH(m)
+        if (m->report_written)
+            m->report_written(r, wait_ms);
+}
+
+void modules_reset(void)
+{
+    EACH(m)
+        if (m->reset)
+            m->reset();
+}
+
 void modules_after_report(const struct module_end *e)
 {
     EACH(m)

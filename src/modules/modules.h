@@ -20,6 +20,12 @@ void modules_header(struct report *r);
 void modules_entry(uint32_t id, struct report_kernel *part);
 /* Returns 0, or -1 as soon as a module's rows() fails. */
 int modules_rows(struct report *r, const struct module_rows *m);
+void modules_reset(void);
+void modules_tick(const struct module_tick *t);
+void modules_report_written(struct report *r, long wait_ms);
+
+/* Whether a module that is on has a tick() for the drain thread to call. */
+bool modules_ticking(void);
 void modules_after_report(const struct module_end *e);
 
 #endif

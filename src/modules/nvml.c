@@ -22,7 +22,7 @@
 #include "dl.h"
 #include "log.h"
 #include "module.h"
-#include "region.h"
+#include "rangestack.h"
 #include "state.h"
 
 /* ---- NVML's ABI: the few types and functions ktime uses (nvml.h is not part of every
@@ -482,7 +482,7 @@ void nvml_start(void)
     /* Loading NVML and its first reading take milliseconds of the process's time (the
      * loader's lock, the driver's): not inside a range of the program's, whose time they
      * would add to. The thread starts when the calling thread's ranges have closed. */
-    if (region_current() != 0) {
+    if (range_current() != 0) {
         atomic_store(&smp.deferred, true);
         return;
     }
@@ -491,7 +491,7 @@ void nvml_start(void)
 
 void nvml_ranges_closed(void)
 {
-    if (atomic_load_explicit(&smp.deferred, memory_order_relaxed) && region_current() == 0 &&
+    if (atomic_load_explicit(&smp.deferred, memory_order_relaxed) && range_current() == 0 &&
         atomic_exchange(&smp.deferred, false))
         start_thread();
 }

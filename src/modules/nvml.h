@@ -8,7 +8,7 @@
 /* Starts the sampler thread once (unless KTIME_NVML=0): it loads NVML, then reads the
  * conditions of every device this process has a context on, every KTIME_NVML_INTERVAL_MS.
  * Called at each first sight of a kernel (the module's first_launch); a failure only means
- * "not checked". When the calling thread has a range of the program's open (region.h), the
+ * "not checked". When the calling thread has a range of the program's open (rangestack.h), the
  * thread starts later, at nvml_ranges_closed(), so that NVML's start-up is in no range's
  * time. */
 void nvml_start(void);

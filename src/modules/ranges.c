@@ -1,6 +1,6 @@
 /* ranges.c - the program's own ranges (NVTX ranges, ktime_range_push): which open range a
  * launch belongs to, NVTX's injection offered to the program, and the report's section of the
- * launches by range. The stacks and names are region.c's; the NVTX tool's entry points are
+ * launches by range. The stacks and names are rangestack.c's; the NVTX tool's entry points are
  * src/hook/nvtx.c's. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 
@@ -10,7 +10,7 @@
 
 #include "log.h"
 #include "module.h"
-#include "region.h"
+#include "rangestack.h"
 #include "state.h"
 
 /* KTIME_NVTX=1: NVTX's loader is to load libktime as its tool, unless another tool (Nsight
@@ -30,7 +30,7 @@ static void nvtx_offer(void)
 
 static bool ranges_start(void)
 {
-    region_set_outermost(kt.cfg.region == REGION_OUTERMOST);
+    range_set_outermost(kt.cfg.range_attribution == RANGES_OUTERMOST);
     if (kt.cfg.nvtx)
         nvtx_offer();
     return true;
@@ -41,7 +41,7 @@ static const char *nvtx_state(void)
 {
     const char *path = getenv("NVTX_INJECTION64_PATH");
 
-    if (region_nvtx_tool())
+    if (range_nvtx_tool())
         return "ktime is NVTX's tool (NVTX_INJECTION64_PATH)";
     if (path && *path && !strstr(path, "libktime"))
         return "another tool is NVTX's (NVTX_INJECTION64_PATH), so NVTX ranges are not seen; "
@@ -52,22 +52,22 @@ static const char *nvtx_state(void)
 
 static void ranges_header(struct report *r)
 {
-    r->region_mode = region_mode_name(kt.cfg.region);
+    r->range_attribution = range_attribution_name(kt.cfg.range_attribution);
     r->nvtx = nvtx_state();
 }
 
-static int cmp_region_rows(const void *a, const void *b)
+static int cmp_range_rows(const void *a, const void *b)
 {
-    const struct report_region_row *x = a, *y = b;
+    const struct report_range_row *x = a, *y = b;
 
     if (x->st.sum != y->st.sum)
         return x->st.sum < y->st.sum ? 1 : -1;
     return strcmp(x->mangled, y->mangled);
 }
 
-static int cmp_regions(const void *a, const void *b)
+static int cmp_ranges(const void *a, const void *b)
 {
-    const struct report_region *x = a, *y = b;
+    const struct report_range *x = a, *y = b;
 
     if (x->total_us != y->total_us)
         return x->total_us < y->total_us ? 1 : -1;
@@ -82,52 +82,52 @@ static int cmp_regions(const void *a, const void *b)
 static int gather_ranges(struct report *r, struct report_kernel *ks, const uint32_t *row_of,
                          uint32_t mask, struct agg *aggs)
 {
-    uint32_t *group = NULL; /* region id -> 1 + its index in r->regions */
+    uint32_t *group = NULL; /* range id -> 1 + its index in r->ranges_by_name */
     struct agg *a, *atmp;
-    size_t cap = REGION_SLOTS + 2;
+    size_t cap = RANGE_SLOTS + 2;
     /* Every name interned, the overflow entry and the launches outside every range; a name
      * interned while this runs may find no room (its range is then left out). */
-    size_t ngroups = atomic_load(&region_stats.names) + 2;
+    size_t ngroups = atomic_load(&range_stats.names) + 2;
 
-    r->regions = NULL;
-    r->nregions = 0;
-    if (!region_any())
+    r->ranges_by_name = NULL;
+    r->nranges_by_name = 0;
+    if (!range_any())
         return 0;
     if (!(group = calloc(cap, sizeof *group)) ||
-        !(r->regions = calloc(ngroups, sizeof *r->regions))) {
+        !(r->ranges_by_name = calloc(ngroups, sizeof *r->ranges_by_name))) {
         free(group);
         return -1;
     }
-    for (uint32_t id = 1; id < cap && r->nregions + 1 < ngroups; id++) {
-        const struct region_entry *e = region_entry_of(id);
-        const char *name = region_name(id);
+    for (uint32_t id = 1; id < cap && r->nranges_by_name + 1 < ngroups; id++) {
+        const struct range_entry *e = range_entry_of(id);
+        const char *name = range_name_of(id);
         if (!e || !name)
             continue;
-        struct report_region *g = &r->regions[r->nregions++];
+        struct report_range *g = &r->ranges_by_name[r->nranges_by_name++];
         g->name = name;
-        g->ranges = e->pushes;
+        g->closed = e->pushes;
         g->open = e->open;
         g->wall_ms = (double)e->wall_ns / 1e6;
-        group[id] = (uint32_t)r->nregions;
+        group[id] = (uint32_t)r->nranges_by_name;
     }
     HASH_ITER(hh, aggs, a, atmp) {
         uint32_t row = a->kernel <= mask ? row_of[a->kernel] : 0;
         if (!row || !a->st.n || ks[row - 1].kind == REPORT_MEMOP)
             continue;
-        if (a->region >= cap || (a->region && !group[a->region]))
+        if (a->range >= cap || (a->range && !group[a->range]))
             continue;
-        if (!group[a->region]) { /* outside every range: a group of its own, room kept */
-            r->regions[r->nregions].name = NULL;
-            group[a->region] = (uint32_t)++r->nregions;
+        if (!group[a->range]) { /* outside every range: a group of its own, room kept */
+            r->ranges_by_name[r->nranges_by_name].name = NULL;
+            group[a->range] = (uint32_t)++r->nranges_by_name;
         }
-        struct report_region *g = &r->regions[group[a->region] - 1];
+        struct report_range *g = &r->ranges_by_name[group[a->range] - 1];
         const struct report_kernel *k = &ks[row - 1];
-        struct report_region_row *rr = NULL;
+        struct report_range_row *rr = NULL;
         for (size_t i = 0; i < g->nrows; i++)
             if (g->rows[i].mangled == k->mangled)
                 rr = &g->rows[i];
         if (!rr) {
-            struct report_region_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
+            struct report_range_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
             if (!more)
                 continue; /* without memory the range misses this kernel; nothing else is lost */
             g->rows = more;
@@ -143,20 +143,20 @@ static int gather_ranges(struct report *r, struct report_kernel *ks, const uint3
         g->total_us += a->st.sum;
         g->timed += a->st.n;
     }
-    /* Names interned but never pushed (KTIME_RANGE=nvtx:NAME's, the overflow entry) are no
+    /* Names interned but never pushed (KTIME_CAPTURE=nvtx:NAME's, the overflow entry) are no
      * ranges of the run. */
     size_t kept = 0;
-    for (size_t i = 0; i < r->nregions; i++)
-        if (r->regions[i].ranges || r->regions[i].open || r->regions[i].nrows)
-            r->regions[kept++] = r->regions[i];
-    r->nregions = kept;
-    for (size_t i = 0; i < r->nregions; i++)
-        if (r->regions[i].nrows > 1)
-            qsort(r->regions[i].rows, r->regions[i].nrows, sizeof *r->regions[i].rows,
-                  cmp_region_rows);
-    qsort(r->regions, r->nregions, sizeof *r->regions, cmp_regions);
-    r->region_unmatched_pops = atomic_load(&region_stats.unmatched_pops);
-    r->region_too_deep = atomic_load(&region_stats.too_deep);
+    for (size_t i = 0; i < r->nranges_by_name; i++)
+        if (r->ranges_by_name[i].closed || r->ranges_by_name[i].open || r->ranges_by_name[i].nrows)
+            r->ranges_by_name[kept++] = r->ranges_by_name[i];
+    r->nranges_by_name = kept;
+    for (size_t i = 0; i < r->nranges_by_name; i++)
+        if (r->ranges_by_name[i].nrows > 1)
+            qsort(r->ranges_by_name[i].rows, r->ranges_by_name[i].nrows, sizeof *r->ranges_by_name[i].rows,
+                  cmp_range_rows);
+    qsort(r->ranges_by_name, r->nranges_by_name, sizeof *r->ranges_by_name, cmp_ranges);
+    r->ranges_unmatched_pops = atomic_load(&range_stats.unmatched_pops);
+    r->ranges_too_deep = atomic_load(&range_stats.too_deep);
     free(group);
     return 0;
 }
@@ -165,9 +165,9 @@ static int gather_ranges(struct report *r, struct report_kernel *ks, const uint3
 static int ranges_rows(struct report *r, const struct module_rows *m)
 {
     if (gather_ranges(r, r->kernels, m->row_of, m->mask, m->aggs) != 0) {
-        free(r->regions);
-        r->regions = NULL;
-        r->nregions = 0;
+        free(r->ranges_by_name);
+        r->ranges_by_name = NULL;
+        r->nranges_by_name = 0;
     }
     return 0;
 }

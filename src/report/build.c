@@ -153,6 +153,7 @@ static void build_totals(struct model *m, const struct report *r, const struct p
         t->n[RT_BY_NODES] += k->by_nodes;
         t->n[RT_CUPTI_TIMED] += k->hw_timed;
         t->n[RT_OUTSIDE] += k->outside_range;
+        t->n[RT_PAUSED] += k->paused;
     }
     for (int i = 0; i < RM_NDROPS; i++)
         t->drops[i] = r->drops[i];
@@ -195,7 +196,7 @@ int model_build(struct model *m, struct report *r)
 {
     memset(m, 0, sizeof *m);
     if (build_header(m, r) != 0 || build_rows(m, r) != 0 || build_memops(m, r) != 0 ||
-        build_regions(m, r) != 0 || build_conditions(m, r) != 0 || m->oom) {
+        build_ranges(m, r) != 0 || build_conditions(m, r) != 0 || m->oom) {
         model_free(m);
         return -1;
     }

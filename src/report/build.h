@@ -22,7 +22,7 @@ void build_counts(struct rm_row *w, const struct report_kernel *k);
 
 int build_header(struct model *m, const struct report *r);
 int build_memops(struct model *m, const struct report *r);
-int build_regions(struct model *m, const struct report *r);
+int build_ranges(struct model *m, const struct report *r);
 int build_conditions(struct model *m, const struct report *r);
 
 #endif

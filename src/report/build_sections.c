@@ -81,6 +81,7 @@ void build_counts(struct rm_row *w, const struct report_kernel *k)
     w->n[RC_OUTSIDE] = k->outside_range;
     w->n[RC_BYTES] = k->bytes;
     w->n[RC_TIMED_BYTES] = k->timed_bytes;
+    w->n[RC_PAUSED] = k->paused;
 }
 
 /* A wall-clock time as ISO 8601 in UTC to the millisecond; NULL when 0 (unknown). */
@@ -139,14 +140,14 @@ static int build_settings(struct model *m, const struct report *r)
     m->timer.cupti_library = model_strdup(m, r->cupti_library);
     m->timer.records_dropped = r->cupti_dropped;
     m->timer.buffers_refused = r->cupti_refused;
-    if (r->range) {
+    if (r->capture) {
         if (!(m->capture = model_alloc(m, sizeof *m->capture)))
             return -1;
-        m->capture->mode = model_strdup(m, r->range);
-        m->capture->starts = r->range_starts;
-        m->capture->stops = r->range_stops;
-        m->capture->ranges = r->ranges;
-        m->capture->open_at_exit = r->range_open;
+        m->capture->mode = model_strdup(m, r->capture);
+        m->capture->starts = r->capture_starts;
+        m->capture->stops = r->capture_stops;
+        m->capture->ranges = r->capture_ranges;
+        m->capture->open_at_exit = r->capture_still_open;
     }
     if (r->flush_l2) {
         if (!(m->flush = model_alloc(m, sizeof *m->flush)))
@@ -181,6 +182,19 @@ int build_header(struct model *m, const struct report *r)
     m->world_size = r->world_size;
     m->start_time = iso_time(m, r->start_unix);
     m->end_time = iso_time(m, r->end_unix);
+    if (r->snapshot) {
+        struct rm_snapshot *s = m->snapshot = model_alloc(m, sizeof *m->snapshot);
+        if (!s)
+            return -1;
+        s->seq = r->snapshot->seq;
+        s->at = iso_time(m, r->snapshot->at_unix);
+        s->final = r->snapshot->final;
+        s->interval_s = r->snapshot->interval_s;
+        s->resets = r->snapshot->resets;
+        s->since = iso_time(m, r->snapshot->since_unix);
+        s->paused = r->snapshot->paused;
+        s->at_unix = r->snapshot->at_unix;
+    }
     m->note = model_strdup(m, r->note);
     if (build_settings(m, r) != 0 || build_devices(m, r) != 0)
         return -1;
@@ -211,10 +225,10 @@ int build_memops(struct model *m, const struct report *r)
     return m->oom ? -1 : 0;
 }
 
-static int build_range(struct model *m, struct rm_range *o, const struct report_region *g)
+static int build_range(struct model *m, struct rm_range *o, const struct report_range *g)
 {
     o->name = model_strdup(m, g->name);
-    o->closed = g->ranges;
+    o->closed = g->closed;
     o->open = g->open;
     o->wall_ms = g->wall_ms;
     o->total_ms = g->total_us / 1000.0;
@@ -222,7 +236,7 @@ static int build_range(struct model *m, struct rm_range *o, const struct report_
     if (g->nrows && !(o->rows = model_alloc(m, g->nrows * sizeof *o->rows)))
         return -1;
     for (size_t j = 0; j < g->nrows; j++) {
-        const struct report_region_row *w = &g->rows[j];
+        const struct report_range_row *w = &g->rows[j];
         struct rm_row *k = &o->rows[o->nrows++];
         k->name = model_strdup(m, w->name ? w->name : w->mangled);
         k->mangled = model_strdup(m, w->mangled);
@@ -232,22 +246,22 @@ static int build_range(struct model *m, struct rm_range *o, const struct report_
     return m->oom ? -1 : 0;
 }
 
-int build_regions(struct model *m, const struct report *r)
+int build_ranges(struct model *m, const struct report *r)
 {
-    struct rm_regions *g;
+    struct rm_ranges *g;
 
-    if (!r->regions)
+    if (!r->ranges_by_name)
         return 0;
-    if (!(g = m->regions = model_alloc(m, sizeof *g)))
+    if (!(g = m->ranges = model_alloc(m, sizeof *g)))
         return -1;
-    g->attribution = model_strdup(m, r->region_mode ? r->region_mode : "innermost");
+    g->attribution = model_strdup(m, r->range_attribution ? r->range_attribution : "innermost");
     g->nvtx = model_strdup(m, r->nvtx ? r->nvtx : "not injected");
-    g->unmatched_pops = r->region_unmatched_pops;
-    g->too_deep = r->region_too_deep;
-    if (r->nregions && !(g->ranges = model_alloc(m, r->nregions * sizeof *g->ranges)))
+    g->unmatched_pops = r->ranges_unmatched_pops;
+    g->too_deep = r->ranges_too_deep;
+    if (r->nranges_by_name && !(g->by_name = model_alloc(m, r->nranges_by_name * sizeof *g->by_name)))
         return -1;
-    for (size_t i = 0; i < r->nregions; i++)
-        if (build_range(m, &g->ranges[g->nranges++], &r->regions[i]) != 0)
+    for (size_t i = 0; i < r->nranges_by_name; i++)
+        if (build_range(m, &g->by_name[g->nby_name++], &r->ranges_by_name[i]) != 0)
             return -1;
     return m->oom ? -1 : 0;
 }

@@ -20,7 +20,8 @@
     X(CUPTI_TIMED, "cupti_timed")       \
     X(OUTSIDE, "outside_range")         \
     X(BYTES, "bytes")                   \
-    X(TIMED_BYTES, "timed_bytes")
+    X(TIMED_BYTES, "timed_bytes")       \
+    X(PAUSED, "paused")
 
 /* The statistics of a block of samples, in the order a shape's or a range's row gives them
  * in the JSON. */
@@ -51,7 +52,8 @@
     X(BY_NODES, "timed_by_nodes")       \
     X(CUPTI_TIMED, "cupti_timed")       \
     X(UNSAMPLED, "unsampled")           \
-    X(OUTSIDE, "outside_range")
+    X(OUTSIDE, "outside_range")         \
+    X(PAUSED, "paused")
 
 /* Why launches passed through untimed (report.h's enum report_drop, in its order). */
 #define RM_DROPS(X)                     \

@@ -104,6 +104,7 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
     jw_u64(w, rm_count_key[RC_UNSAMPLED], k->n[RC_UNSAMPLED]);
     jw_u64(w, rm_count_key[RC_BY_NODES], k->n[RC_BY_NODES]);
     jw_u64(w, rm_count_key[RC_OUTSIDE], k->n[RC_OUTSIDE]);
+    jw_u64(w, rm_count_key[RC_PAUSED], k->n[RC_PAUSED]);
     json_stats_range(w, s, RS_PERCENT, RS_STDDEV);
     json_quantiles(w, s);
     jw_bool(w, "few_samples", k->few_samples);
@@ -156,7 +157,7 @@ int model_write_json(FILE *f, const struct model *m)
         json_kernel(&w, &m->rows[i]);
     jw_close(&w);
     json_memops(&w, m);
-    json_regions(&w, m);
+    json_ranges(&w, m);
     json_totals(&w, m);
     if (m->note)
         jw_str(&w, "note", m->note);

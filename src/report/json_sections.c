@@ -103,7 +103,7 @@ static void json_settings(struct jw *w, const struct model *m)
     jw_u64(w, "cupti_buffers_refused", m->timer.buffers_refused);
     jw_close(w);
     if (m->capture) {
-        jw_open(w, "range", '{', JW_INLINE, 0, 0);
+        jw_open(w, "capture", '{', JW_INLINE, 0, 0);
         jw_str(w, "mode", m->capture->mode);
         jw_u64(w, "starts", m->capture->starts);
         jw_u64(w, "stops", m->capture->stops);
@@ -111,7 +111,7 @@ static void json_settings(struct jw *w, const struct model *m)
         jw_bool(w, "open_at_exit", m->capture->open_at_exit);
         jw_close(w);
     } else {
-        jw_null(w, "range");
+        jw_null(w, "capture");
     }
     if (m->flush) {
         jw_open(w, "flush_l2", '{', JW_INLINE, 0, 0);
@@ -144,6 +144,18 @@ void json_header(struct jw *w, const struct model *m)
         jw_i64(w, "pid", m->pid);
     else
         jw_null(w, "pid");
+    if (m->snapshot) {
+        const struct rm_snapshot *s = m->snapshot;
+        jw_open(w, "snapshot", '{', JW_INLINE, 0, 0);
+        jw_u64(w, "seq", s->seq);
+        jw_str_or_null(w, "at", s->at);
+        jw_bool(w, "final", s->final);
+        jw_i64(w, "interval_s", s->interval_s);
+        jw_u64(w, "resets", s->resets);
+        jw_str_or_null(w, "since", s->since);
+        jw_bool(w, "paused", s->paused);
+        jw_close(w);
+    }
     json_settings(w, m);
 }
 
@@ -313,7 +325,7 @@ void json_conditions(struct jw *w, const struct rm_cond *c)
 void json_memops(struct jw *w, const struct model *m)
 {
     static const int counts[] = { RC_CALLS, RC_WARMUP, RC_CAPTURED, RC_DROPPED, RC_FAILED,
-                                  RC_INCOMPLETE, RC_OUTSIDE, RC_UNSAMPLED };
+                                  RC_INCOMPLETE, RC_OUTSIDE, RC_PAUSED, RC_UNSAMPLED };
 
     if (!m->memops_on) {
         jw_null(w, "memops");
@@ -371,22 +383,22 @@ static void json_range(struct jw *w, const struct rm_range *g)
     jw_close(w);
 }
 
-void json_regions(struct jw *w, const struct model *m)
+void json_ranges(struct jw *w, const struct model *m)
 {
-    const struct rm_regions *r = m->regions;
+    const struct rm_ranges *r = m->ranges;
 
     if (!r) {
-        jw_null(w, "regions");
+        jw_null(w, "ranges");
         return;
     }
-    jw_open(w, "regions", '{', JW_INLINE, 0, 0);
+    jw_open(w, "ranges", '{', JW_INLINE, 0, 0);
     jw_str(w, "attribution", r->attribution);
     jw_str(w, "nvtx", r->nvtx);
     jw_u64(w, "unmatched_pops", r->unmatched_pops);
     jw_u64(w, "too_deep", r->too_deep);
-    jw_open(w, "ranges", '[', JW_BLOCK, 4, 2);
-    for (size_t i = 0; i < r->nranges; i++)
-        json_range(w, &r->ranges[i]);
+    jw_open(w, "by_name", '[', JW_BLOCK, 4, 2);
+    for (size_t i = 0; i < r->nby_name; i++)
+        json_range(w, &r->by_name[i]);
     jw_close(w);
     jw_close(w);
 }

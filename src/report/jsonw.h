@@ -29,8 +29,8 @@ void json_conditions(struct jw *w, const struct rm_cond *c);
 /* "memops": [...] or null. */
 void json_memops(struct jw *w, const struct model *m);
 
-/* "regions": {...} or null. */
-void json_regions(struct jw *w, const struct model *m);
+/* "ranges": {...} or null. */
+void json_ranges(struct jw *w, const struct model *m);
 
 /* A merged report's row: "ranks": [...], "rank_spread": {...}. */
 void json_ranks(struct jw *w, const struct rm_row *k);

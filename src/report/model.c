@@ -175,9 +175,9 @@ void model_names(struct model *m)
     free(mark);
     index_rows(m);
     /* A range's kernel reads as in the kernels' table. */
-    for (size_t i = 0; m->regions && i < m->regions->nranges; i++)
-        for (size_t j = 0; j < m->regions->ranges[i].nrows; j++) {
-            struct rm_row *w = &m->regions->ranges[i].rows[j];
+    for (size_t i = 0; m->ranges && i < m->ranges->nby_name; i++)
+        for (size_t j = 0; j < m->ranges->by_name[i].nrows; j++) {
+            struct rm_row *w = &m->ranges->by_name[i].rows[j];
             const struct rm_row *k = model_row_of(m, w);
             if (k) {
                 memcpy(w->short_name, k->short_name, sizeof w->short_name);

@@ -121,12 +121,12 @@ struct rm_range {
     size_t nrows;
 };
 
-struct rm_regions {
+struct rm_ranges {
     const char *attribution;   /* "innermost" or "outermost" */
     const char *nvtx;          /* how NVTX reached ktime */
     uint64_t unmatched_pops, too_deep;
-    struct rm_range *ranges;
-    size_t nranges;
+    struct rm_range *by_name;
+    size_t nby_name;
 };
 
 struct rm_device {
@@ -142,7 +142,7 @@ struct rm_device {
     long host_ordinal;
 };
 
-/* KTIME_RANGE: the capture range. */
+/* KTIME_CAPTURE: the capture range. */
 struct rm_capture {
     const char *mode;          /* "profiler-api" or "nvtx:NAME" */
     uint64_t starts, stops, ranges;
@@ -233,6 +233,19 @@ struct rm_merged {
     size_t nhosts;
 };
 
+/* A report written while the process ran (KTIME_INTERVAL, ktime ctl snapshot), or the final
+ * one of a process that wrote such snapshots. */
+struct rm_snapshot {
+    uint64_t seq;              /* the reports the process had written, this one included */
+    const char *at;            /* when its counts were read (ISO 8601); NULL: null */
+    bool final;                /* the report at exit */
+    long interval_s;           /* KTIME_INTERVAL; 0: snapshots on request only */
+    uint64_t resets;           /* ktime ctl reset: how often the counts started afresh */
+    const char *since;         /* what the counts cover: from this moment (ISO 8601); NULL: null */
+    bool paused;               /* timing was off (ktime ctl off) when the counts were read */
+    double at_unix;            /* at, in seconds since the epoch (0: unknown; not in the JSON) */
+};
+
 struct rm_totals {
     uint64_t n[RM_NTOTALS];    /* enum rm_total */
     uint64_t drops[RM_NDROPS]; /* enum rm_drop */
@@ -253,6 +266,7 @@ struct model {
     long rank, local_rank;     /* the same as numbers (JSON); < 0: null */
     long world_size;           /* <= 0: null */
     const char *start_time, *end_time; /* ISO 8601, NULL: null */
+    struct rm_snapshot *snapshot; /* NULL: not a snapshot (the process wrote none) */
     const char *timing_method; /* "cuda-events", "cupti-activity", ... */
     bool launch_gate;
     const char *gate, *gate_requested; /* auto, on, off (merged: maybe "mixed") */
@@ -275,7 +289,7 @@ struct model {
     bool memops_on;            /* KTIME_MEMOPS (else "memops": null) */
     struct rm_row *memops;     /* one per kind seen */
     size_t nmemops;
-    struct rm_regions *regions; /* NULL: no range was pushed */
+    struct rm_ranges *ranges; /* NULL: no range was pushed */
     struct rm_totals totals;
     const char *note;          /* NULL: none */
     struct rm_merged *merged;  /* NULL: not a merged report */
@@ -304,6 +318,20 @@ char *model_strndup(struct model *m, const char *s, size_t n);
 void model_free(struct model *m);
 
 /* ---- views ---- */
+
+/* The name of the row model_prom_view folds the rows past its first n into. */
+#define MODEL_OTHER_ROWS "(other kernels)"
+
+/* Cuts m's rows (in their order, largest total first) to the first n, each with a name no
+ * other row shown has (" [2]" added to a repeated one), and, when there were more, a last row
+ * MODEL_OTHER_ROWS with the rest: counts added, samples merged (its quantiles from the merged
+ * histograms), its GPUs' parts (without quantiles). The bounded label set of the Prometheus
+ * file. Returns 0, or -1 when out of memory (m is then incomplete). */
+int model_prom_view(struct model *m, size_t n);
+
+/* The sketch h was made from (build_hist's buckets back into their counts; NULL: empty). */
+struct sketch;
+void model_hist_sketch(const struct rm_hist *h, struct sketch *sk);
 
 /* Fills each shown row's short name (report_short_name; a graph's label cut to the column
  * between UTF-8 characters) and reference: a row whose full name is needed to tell it apart
@@ -334,6 +362,14 @@ int model_write_json(FILE *f, const struct model *m);
  * for a kernel that ran on several GPUs, one per GPU with its samples' columns, and with
  * KTIME_GROUP=shape one per launch shape. */
 int model_write_csv(FILE *f, const struct model *m);
+
+/* The Prometheus text exposition format (version 0.0.4), for node_exporter's textfile
+ * collector (docs/always-on.md): per row, launches; per row and GPU, timed launches, GPU
+ * seconds and a summary of durations (quantiles 0.5, 0.9, 0.99 where the model has them);
+ * the drop reasons; the snapshot's seq and time. Labels host, rank (when the model has them),
+ * gpu, kernel: values escaped, stray bytes written as U+FFFD. The rows as they are: bound them
+ * with model_prom_view first. */
+int model_write_prom(FILE *f, const struct model *m);
 
 /* Writes a program's string s as one CSV field: escaped as report_escape_char says (names.h:
  * a record is one line), a byte that begins no well-formed UTF-8 sequence as U+FFFD, "'" put

@@ -184,6 +184,9 @@ static int open_append(struct output *o, const char *path, int std, const struct
 
 /* ---- regular files: a temporary renamed into place ---- */
 
+/* A reason composed for output_open_lines, which has no struct output to hold it. */
+static __thread char not_own_why[96];
+
 /* The process's umask, without changing it (umask(2) would, for every thread): from
  * /proc/self/status; 022 when that cannot be read. */
 static mode_t current_umask(void)
@@ -274,15 +277,48 @@ static bool link_allowed(const char *path, const struct stat *link)
     return link->st_uid == geteuid() || link->st_uid == d.st_uid;
 }
 
+/* What a file is opened for: the report at exit, a file written through the run by one
+ * thread (output_open_stream), or a snapshot (output_open_snapshot). */
+enum open_for { FOR_REPORT, FOR_STREAM, FOR_SNAPSHOT };
+
+/* path, which lstat() found a symbolic link (*st), followed when link_allowed(): *st becomes
+ * what it names and *via_link true. Returns 0, or -1 with *why (composed in o when o is
+ * not NULL: "cannot be followed: ..."; the error's own text otherwise). */
+static int follow_link(struct output *o, const char *path, struct stat *st, bool *via_link,
+                       const char **why)
+{
+    if (!link_allowed(path, st)) {
+        *why = "is a symbolic link owned by another user in a world-writable sticky "
+               "directory (not followed)";
+        return -1;
+    }
+    if (stat(path, st) != 0) {
+        if (errno == ENOENT)
+            *why = "is a symbolic link to nothing";
+        else
+            *why = o ? cannot(o, "followed", errno) : strerror(errno);
+        return -1;
+    }
+    *via_link = true;
+    return 0;
+}
+
+static const char not_own_file[] = "is the program's stdout or stderr: written again and again "
+                                   "while the program runs, it needs a file of its own";
+
 /* A regular file at path (st: what it is, after a link when via_link). */
 static int open_regular(struct output *o, const char *path, const struct stat *st,
-                        bool via_link, bool report, const char **why)
+                        bool via_link, enum open_for mode, const char **why)
 {
     char real[PATH_MAX];
     int std = stdio_at_start(st);
 
+    if (std && mode == FOR_SNAPSHOT) {
+        *why = not_own_file;
+        return -1;
+    }
     if (std)
-        return open_append(o, path, std, st, report, why);
+        return open_append(o, path, std, st, mode == FOR_REPORT, why);
     if (stdio_now(st)) {
         *why = "is a file the program opened on its stdout or stderr descriptor after "
                "start-up; left as it is";
@@ -304,7 +340,7 @@ static int open_regular(struct output *o, const char *path, const struct stat *s
     return open_replace(o, real, st, why);
 }
 
-static int open_any(struct output *o, const char *path, long timeout_ms, bool report,
+static int open_any(struct output *o, const char *path, long timeout_ms, enum open_for mode,
                     const char **why)
 {
     struct stat st;
@@ -319,24 +355,19 @@ static int open_any(struct output *o, const char *path, long timeout_ms, bool re
         }
         return open_replace(o, path, NULL, why);
     }
-    if (S_ISLNK(st.st_mode)) {
-        if (!link_allowed(path, &st)) {
-            *why = "is a symbolic link owned by another user in a world-writable sticky "
-                   "directory (not followed)";
-            return -1;
-        }
-        if (stat(path, &st) != 0) {
-            *why = errno == ENOENT ? "is a symbolic link to nothing"
-                                   : cannot(o, "followed", errno);
-            return -1;
-        }
-        via_link = true;
-    }
+    if (S_ISLNK(st.st_mode) && follow_link(o, path, &st, &via_link, why) != 0)
+        return -1;
     if (S_ISREG(st.st_mode))
-        return open_regular(o, path, &st, via_link, report, why);
+        return open_regular(o, path, &st, via_link, mode, why);
+    if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && mode == FOR_SNAPSHOT) {
+        *why = stdio_at_start(&st) ? not_own_file
+                                   : "is a FIFO or a device: a snapshot goes to a regular file, "
+                                     "replaced whole each time";
+        return -1;
+    }
     if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
         int std = stdio_at_start(&st);
-        if (report && std)
+        if (mode == FOR_REPORT && std)
             flush_program_stream(std);
         return open_bounded(o, path, timeout_ms, why);
     }
@@ -351,7 +382,21 @@ int output_open(struct output *o, const char *path, long timeout_ms, const char 
     struct log_hold hold;
 
     log_hold_signals(&hold);
-    if (open_any(o, path, timeout_ms, true, why) != 0) {
+    if (open_any(o, path, timeout_ms, FOR_REPORT, why) != 0) {
+        log_release_signals(&hold);
+        return -1;
+    }
+    o->hold = hold;
+    o->held = true;
+    return 0;
+}
+
+int output_open_snapshot(struct output *o, const char *path, const char **why)
+{
+    struct log_hold hold;
+
+    log_hold_signals(&hold);
+    if (open_any(o, path, 0, FOR_SNAPSHOT, why) != 0) {
         log_release_signals(&hold);
         return -1;
     }
@@ -362,7 +407,75 @@ int output_open(struct output *o, const char *path, long timeout_ms, const char 
 
 int output_open_stream(struct output *o, const char *path, const char **why)
 {
-    return open_any(o, path, 0, false, why);
+    return open_any(o, path, 0, FOR_STREAM, why);
+}
+
+/* ---- a file of lines appended through the run ---- */
+
+int output_open_lines(const char *path, const char **why)
+{
+    struct stat st, got;
+    bool via_link = false;
+    int fd;
+
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            *why = strerror(errno);
+            return -1;
+        }
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+                            O_NONBLOCK | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST || lstat(path, &st) != 0) { /* EEXIST: made meanwhile */
+            *why = strerror(errno);
+            return -1;
+        }
+    }
+    if (S_ISLNK(st.st_mode) && follow_link(NULL, path, &st, &via_link, why) != 0)
+        return -1;
+    if (!S_ISREG(st.st_mode)) {
+        *why = stdio_at_start(&st) ? not_own_file : "is not a regular file";
+        return -1;
+    }
+    if (stdio_at_start(&st) || stdio_now(&st)) {
+        *why = not_own_file;
+        return -1;
+    }
+    if (write_protected(path, &st)) {
+        snprintf(not_own_why, sizeof not_own_why, "is write-protected (mode %03o); left as it is",
+                 (unsigned)(st.st_mode & 07777));
+        *why = not_own_why;
+        return -1;
+    }
+    fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC |
+                        (via_link ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    if (fstat(fd, &got) != 0 || got.st_dev != st.st_dev || got.st_ino != st.st_ino) {
+        close(fd);
+        *why = "changed while it was opened";
+        return -1;
+    }
+    return fd;
+}
+
+int output_append_line(int fd, const char *buf, size_t n)
+{
+    struct log_hold hold;
+    size_t done;
+    int err;
+
+    log_hold_signals(&hold);
+    done = write_until(fd, buf, n, now_ms());
+    err = errno;
+    log_release_signals(&hold);
+    if (done == n)
+        return 0;
+    errno = err ? err : EIO;
+    return -1;
 }
 
 int output_write(struct output *o, const void *buf, size_t n, long timeout_ms)

@@ -52,6 +52,24 @@ struct output {
  * ("is a FIFO with no reader", ...; it may point into o). Any thread; at exit. */
 int output_open(struct output *o, const char *path, long timeout_ms, const char **why);
 
+/* Like output_open(), for a file written again and again while the program runs (a snapshot
+ * of the report, the Prometheus file): only ever a temporary renamed into place. Refused: the
+ * file the program's stdout or stderr named at start-up, a FIFO, a device (and whatever
+ * output_open() refuses). Any thread. */
+int output_open_snapshot(struct output *o, const char *path, const char **why);
+
+/* Opens path to append lines to through the whole run (KTIME_SERIES): a regular file, made
+ * when absent (mode 0666 less the umask); a link followed as output_open() follows one.
+ * Refused: the program's stdout or stderr (at start-up or now), a write-protected file,
+ * anything not a regular file. Returns the descriptor (O_APPEND, O_CLOEXEC, non-blocking), or
+ * -1 with *why (a phrase, valid until this thread's next call). Any thread. */
+int output_open_lines(const char *path, const char **why);
+
+/* Appends the n bytes at buf to fd in one write(2) where the file system allows (a line is
+ * then whole or absent in the file, whatever happens to the process), holding SIGPIPE and
+ * SIGXFSZ while it writes. Returns 0, or -1 with errno set. */
+int output_append_line(int fd, const char *buf, size_t n);
+
 /* Completes the report: flushes, and renames a temporary into place. write_failed says the
  * caller's own writing failed already. Returns 0, or -1 with *why set; on failure a
  * temporary is removed and the file it was to replace is left as it was. Ends the hold of

@@ -34,21 +34,23 @@ static bool rd_timer(struct rd *r, const struct jv *root)
     return !r->failed;
 }
 
-/* KTIME_RANGE and KTIME_FLUSH_L2: an object each, or null. */
+/* KTIME_CAPTURE and KTIME_FLUSH_L2: an object each, or null. The capture range's key was
+ * "range" in earlier reports (its earlier name). */
 static bool rd_capture_flush(struct rd *r, const struct jv *root)
 {
-    const struct jv *c = rd_get(r, root, "", "range", JV_OBJECT, true, false);
+    const char *ck = rd_key(root, "capture", "range"); /* earlier name */
+    const struct jv *c = rd_get(r, root, "", ck, JV_OBJECT, true, false);
     const struct jv *f = rd_get(r, root, "", "flush_l2", JV_OBJECT, true, false);
     struct model *m = r->m;
 
     if (c && c->type == JV_OBJECT) {
         if (!(m->capture = model_alloc(m, sizeof *m->capture)) ||
-            !rd_str(r, c, "range", "mode", false, "None", &m->capture->mode) ||
-            !rd_count(r, c, "range", "starts", false, 0, &m->capture->starts) ||
-            !rd_count(r, c, "range", "stops", false, 0, &m->capture->stops) ||
-            !rd_count(r, c, "range", "ranges", false, 0, &m->capture->ranges) ||
-            !rd_bool(r, c, "range", "open_at_exit", false, &m->capture->open_at_exit))
-            return rd_fail(r, "range", "could not be read");
+            !rd_str(r, c, ck, "mode", false, "None", &m->capture->mode) ||
+            !rd_count(r, c, ck, "starts", false, 0, &m->capture->starts) ||
+            !rd_count(r, c, ck, "stops", false, 0, &m->capture->stops) ||
+            !rd_count(r, c, ck, "ranges", false, 0, &m->capture->ranges) ||
+            !rd_bool(r, c, ck, "open_at_exit", false, &m->capture->open_at_exit))
+            return rd_fail(r, ck, "could not be read");
         if (!m->capture->mode)
             m->capture->mode = "None";
     }
@@ -103,6 +105,25 @@ static bool rd_settings(struct rd *r, const struct jv *root)
     return rd_timer(r, root) && rd_capture_flush(r, root);
 }
 
+/* "snapshot": {...}, absent or null in a report that is none. */
+static bool rd_snapshot(struct rd *r, const struct jv *root)
+{
+    const struct jv *o = rd_get(r, root, "", "snapshot", JV_OBJECT, true, false);
+    struct rm_snapshot *s;
+
+    if (!o || o->type != JV_OBJECT)
+        return !r->failed;
+    if (!(s = r->m->snapshot = model_alloc(r->m, sizeof *s)))
+        return rd_fail(r, "snapshot", "could not be read: out of memory");
+    return rd_count(r, o, "snapshot", "seq", true, 0, &s->seq) &&
+           rd_str(r, o, "snapshot", "at", false, NULL, &s->at) &&
+           rd_bool(r, o, "snapshot", "final", false, &s->final) &&
+           rd_long(r, o, "snapshot", "interval_s", &s->interval_s) &&
+           rd_count(r, o, "snapshot", "resets", false, 0, &s->resets) &&
+           rd_str(r, o, "snapshot", "since", false, NULL, &s->since) &&
+           rd_bool(r, o, "snapshot", "paused", false, &s->paused);
+}
+
 static bool rd_header(struct rd *r, const struct jv *root)
 {
     struct model *m = r->m;
@@ -118,7 +139,7 @@ static bool rd_header(struct rd *r, const struct jv *root)
         !rd_long(r, root, "", "world_size", &m->world_size) ||
         !rd_str(r, root, "", "start_time", false, NULL, &m->start_time) ||
         !rd_str(r, root, "", "end_time", false, NULL, &m->end_time) ||
-        !rd_str(r, root, "", "note", false, NULL, &m->note))
+        !rd_str(r, root, "", "note", false, NULL, &m->note) || !rd_snapshot(r, root))
         return false;
     if (!m->version)
         m->version = "?";
@@ -306,7 +327,7 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
     /* The totals before the rows: a GPU's percent, when absent, is of the whole. */
     bool ok = rd_schema(&r, root) && rd_header(&r, root) && rd_devices(&r, root) &&
               rd_totals(&r, root) && rd_rows(&r, root) && rd_memops(&r, root) &&
-              rd_regions(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
+              rd_ranges(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
     json_free(&doc);
     if (!ok || m->oom) {
         if (ok)

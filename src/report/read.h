@@ -37,6 +37,10 @@ const char *rd_index(char *buf, size_t size, const char *where, size_t i);
 const struct jv *rd_get(struct rd *r, const struct jv *o, const char *where, const char *key,
                         enum jv_type type, bool null_ok, bool required);
 
+/* The key under which o holds a member: key, else the key's earlier name when o has that one
+ * (a report written before the rename), else key. */
+const char *rd_key(const struct jv *o, const char *key, const char *earlier);
+
 /* Whether v is an object (else an error naming where). */
 bool rd_object(struct rd *r, const struct jv *v, const char *where);
 
@@ -88,7 +92,7 @@ bool rd_rows(struct rd *r, const struct jv *root);
 
 /* The sections (read_sections.c). */
 bool rd_memops(struct rd *r, const struct jv *root);
-bool rd_regions(struct rd *r, const struct jv *root);
+bool rd_ranges(struct rd *r, const struct jv *root);
 bool rd_conditions(struct rd *r, const struct jv *root);
 
 #endif

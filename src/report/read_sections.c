@@ -13,7 +13,7 @@ bool rd_memops(struct rd *r, const struct jv *root)
 {
     const struct jv *ms = rd_get(r, root, "", "memops", JV_ARRAY, true, false);
     static const int counts[] = { RC_WARMUP, RC_CAPTURED, RC_DROPPED, RC_FAILED, RC_INCOMPLETE,
-                                  RC_OUTSIDE, RC_UNSAMPLED, RC_UNGATED };
+                                  RC_OUTSIDE, RC_PAUSED, RC_UNSAMPLED, RC_UNGATED };
     char at[64];
 
     if (!ms || ms->type != JV_ARRAY)
@@ -77,31 +77,36 @@ static bool rd_range(struct rd *r, const struct jv *g, const char *where, struct
     return !r->failed;
 }
 
-bool rd_regions(struct rd *r, const struct jv *root)
+/* The section's key was "regions" and its list's "ranges" in earlier reports (their earlier
+ * names). */
+bool rd_ranges(struct rd *r, const struct jv *root)
 {
-    const struct jv *g = rd_get(r, root, "", "regions", JV_OBJECT, true, false), *rs;
-    struct rm_regions *o;
-    char at[64];
+    const char *gk = rd_key(root, "ranges", "regions"), *lk; /* earlier name */
+    const struct jv *g = rd_get(r, root, "", gk, JV_OBJECT, true, false), *rs;
+    struct rm_ranges *o;
+    char at[64], list[32];
 
     if (!g || g->type != JV_OBJECT)
         return !r->failed;
-    if (!(o = r->m->regions = model_alloc(r->m, sizeof *o)))
-        return OOM(r, "regions");
-    if (!rd_str(r, g, "regions", "attribution", false, "innermost", &o->attribution) ||
-        !rd_str(r, g, "regions", "nvtx", false, "not injected", &o->nvtx) ||
-        !rd_count(r, g, "regions", "unmatched_pops", false, 0, &o->unmatched_pops) ||
-        !rd_count(r, g, "regions", "too_deep", false, 0, &o->too_deep) ||
-        !(rs = rd_get(r, g, "regions", "ranges", JV_ARRAY, false, true)))
+    lk = rd_key(g, "by_name", "ranges"); /* earlier name */
+    if (!(o = r->m->ranges = model_alloc(r->m, sizeof *o)))
+        return OOM(r, gk);
+    if (!rd_str(r, g, gk, "attribution", false, "innermost", &o->attribution) ||
+        !rd_str(r, g, gk, "nvtx", false, "not injected", &o->nvtx) ||
+        !rd_count(r, g, gk, "unmatched_pops", false, 0, &o->unmatched_pops) ||
+        !rd_count(r, g, gk, "too_deep", false, 0, &o->too_deep) ||
+        !(rs = rd_get(r, g, gk, lk, JV_ARRAY, false, true)))
         return false;
+    snprintf(list, sizeof list, "%s.%s", gk, lk);
     if (!o->attribution)
         o->attribution = "innermost";
     if (!o->nvtx)
         o->nvtx = "not injected";
-    if (rs->n && !(o->ranges = model_alloc(r->m, rs->n * sizeof *o->ranges)))
-        return OOM(r, "regions");
-    for (size_t i = 0; i < rs->n; i++, o->nranges++)
-        if (!rd_range(r, &rs->items[i], rd_index(at, sizeof at, "regions.ranges", i),
-                      &o->ranges[i]))
+    if (rs->n && !(o->by_name = model_alloc(r->m, rs->n * sizeof *o->by_name)))
+        return OOM(r, gk);
+    for (size_t i = 0; i < rs->n; i++, o->nby_name++)
+        if (!rd_range(r, &rs->items[i], rd_index(at, sizeof at, list, i),
+                      &o->by_name[i]))
             return false;
     return true;
 }

@@ -79,6 +79,11 @@ const struct jv *rd_get(struct rd *r, const struct jv *o, const char *where, con
     return NULL;
 }
 
+const char *rd_key(const struct jv *o, const char *key, const char *earlier)
+{
+    return !jv_get(o, key) && jv_get(o, earlier) ? earlier : key;
+}
+
 bool rd_count(struct rd *r, const struct jv *o, const char *where, const char *key,
               bool required, uint64_t dflt, uint64_t *out)
 {

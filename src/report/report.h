@@ -48,14 +48,16 @@ struct report_kernel {
                              * node, in the kernels' rows (in_graph), with no sample here */
     struct shape_set *shapes; /* the samples of per_dev by launch shape (all devices), sorted
                                * (shape_set_sorted), or NULL (none known) */
-    uint64_t outside_range; /* KTIME_RANGE: launches after warmup outside the capture range */
+    uint64_t outside_range; /* KTIME_CAPTURE: launches after warmup outside the capture range */
     /* Memory operations (REPORT_MEMOP): name is the kind ("HtoD"...); the bytes of every call
      * that succeeded (warmup included), and of the timed ones (those in per_dev). */
     uint64_t bytes, timed_bytes;
+    uint64_t paused;        /* launches after warmup made while timing was off (ktime ctl off,
+                             * KTIME_START=paused): counted, not timed */
 };
 
 /* A kernel's timed samples made inside one range (all devices). */
-struct report_region_row {
+struct report_range_row {
     const char *mangled;    /* the kernel's row's */
     const char *name;       /* its demangled name (owned by the kernel's row), or NULL */
     int kind;               /* enum report_kind */
@@ -63,15 +65,15 @@ struct report_region_row {
     struct sketch *sk;      /* their distribution, or NULL */
 };
 
-/* The launches made inside one named range (region.h), or outside every range (name NULL). */
-struct report_region {
+/* The launches made inside one named range (rangestack.h), or outside every range (name NULL). */
+struct report_range {
     const char *name;       /* the range's name; NULL: launches outside every range */
-    uint64_t ranges;        /* ranges of this name that closed */
+    uint64_t closed;        /* ranges of this name that closed */
     uint64_t open;          /* ... still open at the report */
     double wall_ms;         /* their wall-clock time, summed */
     double total_us;        /* the rows' timed samples, summed */
     uint64_t timed;
-    struct report_region_row *rows; /* sorted by total, largest first */
+    struct report_range_row *rows; /* sorted by total, largest first */
     size_t nrows;
 };
 
@@ -84,6 +86,18 @@ enum report_drop {
     DROP_GATE_TIMEOUT,      /* the launch blocked in the driver behind its own gate */
     DROP_GATE_LATE,         /* KTIME_GATE=auto, not gated: the stream had gone idle */
     DROP_NREASONS
+};
+
+/* A report written while the process runs (KTIME_INTERVAL, ktime ctl snapshot), or the final
+ * one of a process that wrote such snapshots. */
+struct report_snapshot {
+    uint64_t seq;                   /* the reports this process has written, this one included */
+    double at_unix;                 /* when its counts were read */
+    bool final;                     /* the report at exit */
+    long interval_s;                /* KTIME_INTERVAL, 0: snapshots on request only */
+    uint64_t resets;                /* ktime ctl reset: the counts started afresh this often */
+    double since_unix;              /* what the counts cover: from ktime's start or the last reset */
+    bool paused;                    /* timing was off (ktime ctl off) when they were read */
 };
 
 struct report {
@@ -117,24 +131,25 @@ struct report {
     uint64_t cupti_dropped;         /* records CUPTI dropped */
     uint64_t cupti_refused;         /* buffers CUPTI asked for while ktime had none free */
     const struct conditions *conditions; /* the run's conditions, or NULL (not checked) */
-    const char *range;              /* KTIME_RANGE in force ("profiler-api"), NULL: all timed */
-    uint64_t range_starts, range_stops; /* cuProfilerStart / cuProfilerStop calls that succeeded */
-    uint64_t ranges;                /* ranges they opened */
-    int range_open;                 /* the range was still open at the end */
+    const char *capture;            /* KTIME_CAPTURE in force ("profiler-api"), NULL: all timed */
+    uint64_t capture_starts, capture_stops; /* cuProfilerStart / cuProfilerStop calls that succeeded */
+    uint64_t capture_ranges;        /* ranges they opened */
+    int capture_still_open;         /* the range was still open at the end */
     bool flush_l2;                  /* KTIME_FLUSH_L2: an L2 flush before each timed launch */
     uint64_t flush_bytes;           /* the scratch buffer overwritten, in bytes (largest) */
     uint64_t flushes, flush_failed; /* flushes queued, and refused by the driver */
     unsigned int flush_contexts, flush_unavailable; /* contexts with and without a buffer */
     /* Ranges (NVTX, ktime_range_push): NULL when no range was ever pushed. */
-    const char *region_mode;        /* "innermost" or "outermost": which open range a launch
+    const char *range_attribution;  /* "innermost" or "outermost": which open range a launch
                                      * belongs to */
     const char *nvtx;               /* how NVTX reached ktime: "injected", "not injected (...)" */
-    struct report_region *regions;  /* sorted by total_us, largest first */
-    size_t nregions;
-    uint64_t region_unmatched_pops, region_too_deep;
+    struct report_range *ranges_by_name; /* sorted by total_us, largest first */
+    size_t nranges_by_name;
+    uint64_t ranges_unmatched_pops, ranges_too_deep;
     bool memops;                    /* KTIME_MEMOPS: memory operations timed (in memops) */
     struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
     size_t nmemops;
+    const struct report_snapshot *snapshot; /* NULL: not a snapshot (none was ever written) */
 };
 
 /* The note of a report with no launches, which report_is_empty() recognises. */

@@ -49,6 +49,20 @@ static void text_who(FILE *f, const struct model *m)
         }
         fputc('\n', f);
     }
+    if (m->snapshot) {
+        const struct rm_snapshot *s = m->snapshot;
+        if (s->final)
+            fprintf(f, "snapshot %llu, the final report (at exit)\n", (unsigned long long)s->seq);
+        else
+            fprintf(f, "snapshot %llu at %s, while the program runs%s%s\n",
+                    (unsigned long long)s->seq, s->at ? s->at : "an unknown time",
+                    s->interval_s > 0 ? "" : " (on request)",
+                    s->paused ? "; timing off (ktime ctl)" : "");
+        if (s->resets)
+            fprintf(f, "counts   since %s (reset %llu time%s by ktime ctl)\n",
+                    s->since ? s->since : "an unknown time", (unsigned long long)s->resets,
+                    s->resets == 1 ? "" : "s");
+    }
 }
 
 static void text_devices(FILE *f, const struct model *m)
@@ -122,13 +136,13 @@ static void text_settings(FILE *f, const struct model *m)
     }
     const struct rm_capture *c = m->capture;
     if (c && strncmp(c->mode, "nvtx:", 5) == 0)
-        fprintf(f, "range    KTIME_RANGE=%s: only launches while a range %s is open (on any "
+        fprintf(f, "capture  KTIME_CAPTURE=%s: only launches while a range %s is open (on any "
                    "thread) are timed;\n         %llu range%s (%llu pushes, %llu pops)%s\n",
                 c->mode, c->mode + 5, (unsigned long long)c->ranges, c->ranges == 1 ? "" : "s",
                 (unsigned long long)c->starts, (unsigned long long)c->stops,
                 c->open_at_exit ? ", the last open at exit" : "");
     else if (c)
-        fprintf(f, "range    KTIME_RANGE=%s: only launches between cuProfilerStart and "
+        fprintf(f, "capture  KTIME_CAPTURE=%s: only launches between cuProfilerStart and "
                    "cuProfilerStop are timed;\n         %llu range%s (%llu starts, %llu stops)%s\n",
                 c->mode, (unsigned long long)c->ranges, c->ranges == 1 ? "" : "s",
                 (unsigned long long)c->starts,
@@ -280,6 +294,8 @@ static void text_launches(FILE *f, const struct model *m)
                 (unsigned long long)t[RT_BY_NODES]);
     if (m->capture)
         fprintf(f, "%llu outside range, ", (unsigned long long)t[RT_OUTSIDE]);
+    if (t[RT_PAUSED])
+        fprintf(f, "%llu paused, ", (unsigned long long)t[RT_PAUSED]);
     fprintf(f, "%llu warmup, %llu captured, %llu dropped, %llu failed, %llu incomplete at exit\n",
             (unsigned long long)t[RT_WARMUP], (unsigned long long)t[RT_CAPTURED],
             (unsigned long long)t[RT_DROPPED], (unsigned long long)t[RT_FAILED],
@@ -354,7 +370,7 @@ int model_write_text(FILE *f, const struct model *m)
     if (m->timer.kind == RM_BOTH)
         text_bias(f, m);
     text_memops(f, m);
-    text_regions(f, m);
+    text_ranges(f, m);
     text_footer(f, m);
     if (fflush(f) != 0 || ferror(f))
         return -1;

@@ -29,6 +29,6 @@ void text_bias(FILE *f, const struct model *m);
 void text_memops(FILE *f, const struct model *m);
 
 /* The ranges' sections (nothing when no range was pushed). */
-void text_regions(FILE *f, const struct model *m);
+void text_ranges(FILE *f, const struct model *m);
 
 #endif

@@ -20,7 +20,8 @@ void text_notes(FILE *f, const struct rm_row *w)
 {
     static const struct { int count; const char *words; } notes[] = {
         { RC_IN_GRAPH, "in graphs" }, { RC_BY_NODES, "timed by their kernel nodes" },
-        { RC_OUTSIDE, "outside range" }, { RC_UNSAMPLED, "not sampled" },
+        { RC_OUTSIDE, "outside range" }, { RC_PAUSED, "paused" },
+        { RC_UNSAMPLED, "not sampled" },
         { RC_CAPTURED, "captured" }, { RC_DROPPED, "dropped" }, { RC_FAILED, "failed" },
         { RC_INCOMPLETE, "incomplete" },
     };
@@ -166,20 +167,20 @@ static void range_rows(FILE *f, const struct rm_range *g)
     }
 }
 
-void text_regions(FILE *f, const struct model *m)
+void text_ranges(FILE *f, const struct model *m)
 {
-    const struct rm_regions *r = m->regions;
+    const struct rm_ranges *r = m->ranges;
 
     if (!r)
         return;
     fprintf(f, "\nranges: each timed launch under the %s range open on its thread when it was made "
-               "(KTIME_REGION);\nNVTX: %s\n", r->attribution, r->nvtx);
+               "(KTIME_RANGES);\nNVTX: %s\n", r->attribution, r->nvtx);
     if (r->unmatched_pops || r->too_deep)
         fprintf(f, "(%llu pops without a range open; %llu pushes deeper than 64, not attributed)\n",
                 (unsigned long long)r->unmatched_pops, (unsigned long long)r->too_deep);
-    for (size_t i = 0; i < r->nranges; i++) {
-        range_head(f, &r->ranges[i]);
-        if (r->ranges[i].nrows)
-            range_rows(f, &r->ranges[i]);
+    for (size_t i = 0; i < r->nby_name; i++) {
+        range_head(f, &r->by_name[i]);
+        if (r->by_name[i].nrows)
+            range_rows(f, &r->by_name[i]);
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules.h"
+#include "rebase.h"
 #include "state.h"
 #include "sysinfo.h"
 
@@ -55,28 +56,33 @@ static struct report_kernel *row_for(struct gather *g, const char *name, uint16_
     return rk;
 }
 
-/* Adds entry e's launch counts to its row (by name). */
-static void gather_entry(struct gather *g, struct ktab_entry *e)
+/* Adds entry e's launch counts (since the last reset: rebase.h) to its row (by name). live:
+ * while the program runs, an entry not yet named is left for the next time (it is named just
+ * after it is made). */
+static void gather_entry(struct gather *g, struct ktab_entry *e, bool live)
 {
     uint32_t id = ktab_id(&kt.ktab, e);
     struct report_kernel part = { 0 }, *rk;
     uint64_t calls, captured, shutdown, warmup, dropped, failed;
+    struct rebase_entry b;
     const char *name;
 
-    /* Other threads may still be launching (at exit): read what a launch adds to last
-     * (failed, dropped, the modules' counts) before what it adds to first (calls), so that
-     * every launch counted in a bucket is counted in calls too. */
-    failed = atomic_load(&e->failed);
-    dropped = atomic_load(&e->dropped);
+    /* Other threads may still be launching: read what a launch adds to last (failed,
+     * dropped, the modules' counts) before what it adds to first (calls), so that every
+     * launch counted in a bucket is counted in calls too. After a reset, each less its base
+     * (the modules subtract their own). */
+    rebase_entry(id, &b);
+    failed = rebase_sub(atomic_load(&e->failed), b.failed);
+    dropped = rebase_sub(atomic_load(&e->dropped), b.dropped);
     modules_entry(id, &part);
-    shutdown = atomic_load(&e->shutdown);
-    captured = atomic_load(&e->captured);
-    warmup = atomic_load(&e->warmup);
-    calls = atomic_load(&e->calls);
+    shutdown = rebase_sub(atomic_load(&e->shutdown), b.shutdown);
+    captured = rebase_sub(atomic_load(&e->captured), b.captured);
+    warmup = rebase_sub(atomic_load(&e->warmup), b.warmup);
+    calls = rebase_sub(atomic_load(&e->calls), b.calls);
+    name = atomic_load(&e->name);
     /* Graphs instantiated but never launched make no row. */
-    if ((!calls && !captured && !shutdown) ||
-        !(rk = row_for(g, (name = atomic_load(&e->name)) ? name : "<unnamed>",
-                       atomic_load(&e->kind)))) {
+    if ((!calls && !captured && !shutdown) || (!name && live) ||
+        !(rk = row_for(g, name ? name : "<unnamed>", atomic_load(&e->kind)))) {
         free((char *)part.name);
         return;
     }
@@ -88,6 +94,7 @@ static void gather_entry(struct gather *g, struct ktab_entry *e)
     g->r->drops[DROP_SHUTDOWN] += shutdown;
     rk->failed += failed;
     rk->outside_range += part.outside_range;
+    rk->paused += part.paused;
     rk->bytes += part.bytes;
     if (!rk->name)
         rk->name = part.name;
@@ -137,7 +144,7 @@ static void account_rest(struct gather *g, bool records_primary)
         if (records_primary && k->kind != REPORT_MEMOP)
             continue;
         uint64_t known = k->warmup_skipped + k->captured + k->dropped + k->failed + k->incomplete +
-                         k->outside_range;
+                         k->outside_range + k->paused;
 
         for (int d = 0; d < g->r->ndevices; d++)
             known += k->per_dev[d].n;
@@ -150,7 +157,7 @@ static void account_rest(struct gather *g, bool records_primary)
     }
 }
 
-int collect_kernels(struct report *r, bool with_aggs, bool records_primary)
+int collect_kernels(struct report *r, bool with_aggs, bool records_primary, bool live)
 {
     uint32_t used = atomic_load(&kt.ktab.count);
     struct gather g = { .r = r };
@@ -171,7 +178,7 @@ int collect_kernels(struct report *r, bool with_aggs, bool records_primary)
     for (uint32_t j = 0; j < used; j++) {
         struct ktab_entry *e = ktab_nth(&kt.ktab, j);
         if (e)
-            gather_entry(&g, e);
+            gather_entry(&g, e, live);
     }
     gather_aggs(&g, aggs);
     HASH_ITER(hh, g.byname, nr, tmp) {
@@ -184,22 +191,52 @@ int collect_kernels(struct report *r, bool with_aggs, bool records_primary)
     r->nkernels = g.n;
     r->kernels_cap = (size_t)used + 1;
     struct module_rows m = { .row_of = g.row_of, .mask = kt.ktab.mask, .aggs = aggs,
-                             .stopped = with_aggs, .records_primary = records_primary };
+                             .stopped = with_aggs, .records_primary = records_primary,
+                             .live = live };
     rc = modules_rows(r, &m);
     free(g.row_of);
     return rc;
 }
 
+int collect_gather(struct report *r, bool with_aggs, bool records_primary, bool live)
+{
+    uint64_t drops[DROP_NREASONS], before;
+
+    /* A launch another thread is still making may drop while the rows are gathered: its
+     * reason (kt.drops) and its row (k->dropped) would then be read at different moments, and
+     * the reasons not add up to the rows' drops. Gather again (a few times at most) until no
+     * drop came in between. */
+    for (int tries = 0;; tries++) {
+        before = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            before += atomic_load(&kt.drops[i]);
+        memset(r->drops, 0, sizeof r->drops);
+        if (collect_kernels(r, with_aggs, records_primary, live) != 0) {
+            collect_free(r);
+            return -1;
+        }
+        uint64_t after = 0;
+        for (int i = 0; i < DROP_NREASONS; i++)
+            after += drops[i] = atomic_load(&kt.drops[i]);
+        if (after == before || tries == 3)
+            break;
+        collect_free(r);
+    }
+    for (int i = 0; i < DROP_NREASONS; i++)
+        r->drops[i] += rebase_sub(drops[i], rebase_drop(i));
+    return 0;
+}
+
 void collect_free(struct report *r)
 {
-    for (size_t i = 0; i < r->nregions; i++) {
-        for (size_t j = 0; j < r->regions[i].nrows; j++)
-            free(r->regions[i].rows[j].sk);
-        free(r->regions[i].rows);
+    for (size_t i = 0; i < r->nranges_by_name; i++) {
+        for (size_t j = 0; j < r->ranges_by_name[i].nrows; j++)
+            free(r->ranges_by_name[i].rows[j].sk);
+        free(r->ranges_by_name[i].rows);
     }
-    free(r->regions);
-    r->regions = NULL;
-    r->nregions = 0;
+    free(r->ranges_by_name);
+    r->ranges_by_name = NULL;
+    r->nranges_by_name = 0;
     report_rows_free(r->memops_rows, r->nmemops);
     free(r->memops_rows);
     r->memops_rows = NULL;

@@ -13,9 +13,17 @@
  * r->devices; every launch in one bucket. Then the modules add their rows and sections
  * (modules_rows: ranges, memory operations, CUPTI's records). Adds the drops the aggregates
  * hold to r->drops. Returns 0, or -1 when out of memory. Once the drain thread has stopped
- * (with_aggs false if it did not stop). records_primary: a module's records (CUPTI's) are the
- * samples, and that module accounts for the launches no bucket holds. */
-int collect_kernels(struct report *r, bool with_aggs, bool records_primary);
+ * (with_aggs false if it did not stop), or, live, on the drain thread with pass_lock held
+ * while the program runs: then an entry not yet named is left for the next time, and the
+ * launches still in flight are counted incomplete. Counts are since the last reset (rebase.h).
+ * records_primary: a module's records (CUPTI's) are the samples, and that module accounts for
+ * the launches no bucket holds. */
+int collect_kernels(struct report *r, bool with_aggs, bool records_primary, bool live);
+
+/* The rows (collect_kernels) and the drop reasons, gathered again while a launch dropped in
+ * between (the reasons then add up to the rows' drops). r's header is filled already.
+ * Returns 0, or -1 when out of memory (r then holds no rows). As collect_kernels. */
+int collect_gather(struct report *r, bool with_aggs, bool records_primary, bool live);
 
 /* Frees what collect_kernels() allocated (the rows and the sections). */
 void collect_free(struct report *r);

@@ -77,6 +77,11 @@ static const char *rank_default(void)
     }
 }
 
+const char *deliver_template(void)
+{
+    return kt.cfg.output ? kt.cfg.output : rank_default();
+}
+
 int deliver_expand(const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
@@ -89,7 +94,8 @@ int deliver_expand(const char *tmpl, long pid, char *path, size_t size)
  * the same KTIME_OUTPUT, with no %p in it (a script's two CUDA programs, a worker and its
  * parent). A report written since the tree of processes ktime is in started, by another pid
  * (its pid in *pid, from the text's or the JSON's header; a CSV report names none, and counts
- * only when written since this process started). An empty report, an older file, or anything
+ * only when written since this process started). An empty report, an older file, the
+ * program's own stdout or stderr (the report is appended there, nothing replaced), or anything
  * but a regular file: false. */
 static bool shared_report(const char *path, long *pid)
 {
@@ -97,12 +103,17 @@ static bool shared_report(const char *path, long *pid)
     struct stat st;
     const char *p;
     double mtime, tree;
+    dev_t dev;
+    ino_t ino;
     ssize_t n;
     int fd;
 
     *pid = 0;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return false;
+    for (fd = 1; fd <= 2; fd++)
+        if (log_stdio_at_start(fd, &dev, &ino) && dev == st.st_dev && ino == st.st_ino)
+            return false;
     mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
     tree = sysinfo_tree_start();
     if (mtime < (tree > 0 ? tree : kt.start_unix))
@@ -143,8 +154,8 @@ bool deliver_report(struct report *r, double t_built, const char *path_done, lon
 
     if (path_done) {
         snprintf(path, sizeof path, "%s", path_done);
-    } else if (kt.cfg.output || rank_default()) {
-        const char *tmpl = kt.cfg.output ? kt.cfg.output : rank_default();
+    } else if (deliver_template()) {
+        const char *tmpl = deliver_template();
         if (deliver_expand(tmpl, r->pid, path, sizeof path) != 0) {
             log_warn("KTIME_OUTPUT expands to more than %d bytes; the report follows on "
                      "stderr (KTIME_OUTPUT='%s')", PATH_MAX - 1, tmpl);

@@ -11,6 +11,10 @@
 /* Writes r to f in KTIME_FORMAT. Returns 0, or -1 when it failed. */
 int deliver_write(FILE *f, struct report *r);
 
+/* The template of the report's file: KTIME_OUTPUT, or in a job of several processes without
+ * it a file per rank ("ktime-%h-%r.json", ...); NULL: stderr. */
+const char *deliver_template(void);
+
 /* KTIME_OUTPUT's template tmpl, anchored in the directory the program started in when it is
  * relative (the program may have changed directory since), expanded for process pid into
  * path. Returns 0, or -1 when it does not fit. */

@@ -163,34 +163,15 @@ static uint64_t launches_late(void)
 static bool build_and_deliver(double t_built, const char *path_done)
 {
     struct report *r = &written.r;
-    uint64_t drops[DROP_NREASONS], before;
 
-    /* A launch another thread is still making may drop while the rows are gathered: its
-     * reason (kt.drops) and its row (k->dropped) would then be read at different moments, and
-     * the reasons not add up to the rows' drops. Gather again (a few times at most) until no
-     * drop came in between. */
-    for (int tries = 0;; tries++) {
-        before = 0;
-        for (int i = 0; i < DROP_NREASONS; i++)
-            before += atomic_load(&kt.drops[i]);
-        memset(r->drops, 0, sizeof r->drops);
-        written.late = launches_late();
-        if (collect_kernels(r, written.stopped, written.records_primary) != 0) {
-            log_warn("out of memory while writing the report");
-            collect_free(r);
-            return false;
-        }
-        uint64_t after = 0;
-        for (int i = 0; i < DROP_NREASONS; i++)
-            after += drops[i] = atomic_load(&kt.drops[i]);
-        if (after == before || tries == 3)
-            break;
-        collect_free(r);
+    written.late = launches_late();
+    if (collect_gather(r, written.stopped, written.records_primary, false) != 0) {
+        log_warn("out of memory while writing the report");
+        return false;
     }
-    for (int i = 0; i < DROP_NREASONS; i++)
-        r->drops[i] += drops[i];
     bool to_file = deliver_report(r, t_built, path_done, budget_ms(kt.cfg.exit_wait_ms),
                                   written.path, sizeof written.path);
+    modules_report_written(r, budget_ms(kt.cfg.exit_wait_ms));
     /* Written again with the report file (finish_late), never apart from it. */
     if (kt.cfg.also_output && (!path_done || to_file))
         deliver_also(r);

@@ -16,6 +16,7 @@
 #include "modules.h"
 #include "state.h"
 #include "sysinfo.h"
+#include "tick.h"
 
 
 static const char *env_get(const char *name)
@@ -53,6 +54,7 @@ __attribute__((constructor)) static void ktime_init(void)
     drain_init(&kt.drain, &driver_event_ops);
     /* Each feature reads its settings and sets itself up (modules.def). */
     modules_start();
+    tick_install(); /* the modules' tick(), from the drain thread */
     atomic_store(&kt.timing, kt.cfg.timer == TIMER_EVENTS ? TIMER_EVENTS : kt.cfg.timer);
     kt.drain.self_timing = log_level >= LOG_DEBUG; /* the drain's cost breakdown, printed at exit */
     fork_register();

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "memop.h"
 #include "modules.h"
-#include "region.h"
+#include "rangestack.h"
 #include "tracing.h"
 
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
@@ -392,7 +392,7 @@ void launch_end(struct launch *L, CUresult r)
         s->kernel = ktab_id(&kt.ktab, L->k);
         s->shape = L->shape;
         s->bytes = L->bytes;
-        s->region = (uint16_t)region_current();
+        s->range = (uint16_t)range_current();
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime
                                                       : (uintptr_t)L->stream;

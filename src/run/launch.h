@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include "capture.h"
+#include "control.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -123,9 +124,16 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
         return false;
     }
-    /* KTIME_RANGE: past its warmup, a launch outside the capture range is only counted. */
-    if (capture_excludes(k))
+    /* Past its warmup, a launch made while timing is off (ktime ctl off) or outside the
+     * capture range (KTIME_CAPTURE) is only counted, as paused first: one relaxed load. */
+    int hold = atomic_load_explicit(&kt.hold, memory_order_relaxed);
+    if (hold) {
+        if (hold & HOLD_PAUSED)
+            control_count_paused(k);
+        else
+            capture_count_outside(k);
         return false;
+    }
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
      * the draw leaves untimed is still counted: captured when it goes into a capture, and
      * failed when the driver refuses it (launch_end, with no pool). */

@@ -68,6 +68,7 @@ else
     check "no tools/ktime_tool.py in the source tree: none installed" test ! -e "$D$pkgdatadir/ktime_tool.py"
 fi
 check "installed: ktime-render, executable, in pkglibexecdir" test -x "$D$pkglibexecdir/ktime-render"
+check "installed: ktime-ctl, executable, in pkglibexecdir" test -x "$D$pkglibexecdir/ktime-ctl"
 check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
 
 # --- the installed launcher runs a program against the installed library ---------------------
@@ -157,6 +158,9 @@ case $bindir:$libdir in
     run_k mlink "$tmp/links/ktime" -o "$tmp/mlink.json" "$A" k=250000:20
     check "moved tree, through a symlink to its launcher: the program is timed" sh -c \
         "[ \$(cat '$tmp/mlink.rc') = 0 ] && '$JCHECK' '$tmp/mlink.json' 'kernels[mangled=k].timed' == 15"
+    run_k mctl "$tmp/links/ktime" ctl 999999999 status
+    check "moved tree, through a symlink: ktime ctl runs the moved ktime-ctl" sh -c \
+        "[ \$(cat '$tmp/mctl.rc') = 1 ] && grep -qx 'ktime ctl: no process 999999999' '$tmp/mctl.err'"
     if command -v pkg-config >/dev/null 2>&1; then
         # ktime.pc moved with the tree: a program built with its flags, and with the run-time
         # path README gives (-Wl,-rpath,LIBDIR), finds libktime.so with no LD_LIBRARY_PATH.

@@ -89,7 +89,7 @@ pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
 pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
 pair memops KTIME_WARMUP=3 "$E2E_BIN/app_memops" --stream 12 4000
 pair memops_few "$E2E_BIN/app_memops" 8 4000
-pair regions KTIME_NVTX=1 LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_regions" --nvtx --extra-pop 12
+pair ranges KTIME_NVTX=1 LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_ranges" --nvtx --extra-pop 12
 pair driver "$E2E_BIN/app_driver" --stream k_small=125000:40 k_big=1000000:10 _Z6squarePfi=250000:20
 pair twodev FAKECUDA_DEVICES=2 "$E2E_BIN/app_driver" --devices 2 k_d=125000:20 k_e=250000:1
 check "twodev: the text has a line per GPU" grep -q 'on gpu 1$' "$tmp/twodev.txt"
@@ -108,8 +108,8 @@ pair sample KTIME_SAMPLE=4 "$A" k_small=125000:400 kmix=125000,375000:200
 pair shapes KTIME_GROUP=shape "$E2E_BIN/app_driver" --shapes 20 kA=10000,20000:45 kB=5000:12
 check "shapes: the text has shape rows and other shapes" \
     sh -c "grep -q ' grid 8x1x1 block 256x1x1 smem 0\$' '$tmp/shapes.txt' && grep -q 'other shapes' '$tmp/shapes.txt'"
-pair range KTIME_RANGE=profiler-api KTIME_WARMUP=2 "$A" --profiler 10:20 k_a=125000:25 k_b=250000:25
-check "range: the text has the range line" grep -q '^range    KTIME_RANGE=profiler-api' "$tmp/range.txt"
+pair range KTIME_CAPTURE=profiler-api KTIME_WARMUP=2 "$A" --profiler 10:20 k_a=125000:25 k_b=250000:25
+check "range: the text has the range line" grep -q '^capture  KTIME_CAPTURE=profiler-api' "$tmp/range.txt"
 NVML=$FAKE_DIR/nvml/libnvidia-ml.so.1
 if [ -f "$NVML" ]; then
     pair conditions KTIME_NVML_LIB="$NVML" CUDA_MPS_PIPE_DIRECTORY="$tmp/nomps" FAKE_NVML_OTHER_PIDS=$$ \
@@ -420,7 +420,7 @@ check "... naming it" sh -c "'$PY' '$TOOL' report '$tmp/noshape.json' 2>&1 | gre
 for r in 0 1; do
     run_ktime "rich$r" KTIME_OUTPUT="$tmp/rich$r.json" RANK=$r WORLD_SIZE=2 KTIME_NVTX=1 \
         KTIME_GROUP=shape KTIME_TIMER=both KTIME_CUPTI_LIB="$CUPTI" \
-        LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_regions" --nvtx --extra-pop $((12 + r))
+        LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_ranges" --nvtx --extra-pop $((12 + r))
 done
 kt merge "$tmp/rich0.json" "$tmp/rich1.json" -o "$tmp/richm.json" 2>"$tmp/richm.err"
 "$PY" "$SRC/tests/e2e/ktool_malformed.py" "$TOOL" "$tmp/rich0.json" "$tmp/richm.json" \
@@ -496,7 +496,7 @@ structural() {
     adds_up "$2" && adds_up "$tmp/st.json"
 }
 for f in "$tmp"/names-t.json "$tmp"/twodev-c.json "$tmp"/both-t.json "$tmp"/graphs_c-t.json "$tmp"/sample-t.json \
-    "$tmp"/memops-t.json "$tmp"/regions-t.json; do
+    "$tmp"/memops-t.json "$tmp"/ranges-t.json; do
     check "structural: $(basename "$f")" structural x "$f"
 done
 nfix=0

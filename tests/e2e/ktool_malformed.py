@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ktool_malformed.py - tools/ktime_tool.py (and ktime-render, through which `ktime report`
 prints) on broken reports: for each report given, every field at every depth (kernels and
-their per_device, hw, histogram, shapes and other_shapes; memops; regions and their ranges and
+their per_device, hw, histogram, shapes and other_shapes; memops; ranges and their list by name and
 kernels; totals; a merged report's merged_from, ranks and rank_spread) is in turn taken out,
 made a string, null, an object for a list (and a list for an object), a number NaN, 1e308 or
 -1, and `ktime report` runs on the result, and in turn `report --format csv`, `merge` (with

@@ -66,8 +66,8 @@ run_k help "$K" --help
 check "--help: status 0, on stdout, nothing on stderr" sh -c "[ \$(cat '$tmp/help.rc') = 0 ] && [ -s '$tmp/help.out' ] && [ ! -s '$tmp/help.err' ]"
 run_k h "$K" -h
 check "-h is --help" cmp "$tmp/help.out" "$tmp/h.out"
-for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --sample '-q,' --quiet --range --version \
-    'ktime report|merge|diff|plot' 'ktime [OPTION...] -- report' KTIME_PYTHON; do
+for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --sample '-q,' --quiet --capture --version \
+    'ktime report|merge|diff|plot' 'ktime ctl' 'ktime [OPTION...] -- report' KTIME_PYTHON; do
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
 
@@ -91,7 +91,7 @@ listed() { # FILE PATTERN-PREFIX VARS-FILE: every variable appears in FILE after
 }
 check "--help: every KTIME_* the library reads, as a setting" listed "$tmp/help.out" '^  ' "$tmp/vars"
 check "--help: every variable of docs/usage.md's table" listed "$tmp/help.out" '^  ' "$tmp/readme_vars"
-printf '%s\n' KTIME_RANGE KTIME_GROUP KTIME_TRACE KTIME_DUMP_SAMPLES KTIME_NVML KTIME_NVML_LIB \
+printf '%s\n' KTIME_CAPTURE KTIME_GROUP KTIME_TRACE KTIME_DUMP_SAMPLES KTIME_NVML KTIME_NVML_LIB \
     KTIME_LIBRARY KTIME_TOOL KTIME_RENDER KTIME_PYTHON >"$tmp/more_vars"
 check "--help: the settings being added and the launcher's own" listed "$tmp/help.out" '^  ' "$tmp/more_vars"
 check "libktime(7): every KTIME_* the library reads, as an entry" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/vars"
@@ -118,12 +118,13 @@ for form in "-w5" "-w 5" "--warmup 5" "--warmup=5" "--warm=5" "--w 5"; do
     run_k w$i "$K" $form "$tmp/showenv"
     check "'ktime $form' sets KTIME_WARMUP=5" expect_env w$i KTIME_WARMUP=5
 done
-run_k all "$K" -qw3 -f json -t cupti -s4 --range profiler-api "$tmp/showenv"
-check "-qw3 -f json -t cupti -s4 --range profiler-api" expect_env all KTIME_LOG=quiet KTIME_WARMUP=3 \
-    KTIME_FORMAT=json KTIME_TIMER=cupti KTIME_SAMPLE=4 KTIME_RANGE=profiler-api
+run_k all "$K" -qw3 -f json -t cupti -s4 --capture profiler-api "$tmp/showenv"
+check "-qw3 -f json -t cupti -s4 --capture profiler-api" expect_env all KTIME_LOG=quiet KTIME_WARMUP=3 \
+    KTIME_FORMAT=json KTIME_TIMER=cupti KTIME_SAMPLE=4 KTIME_CAPTURE=profiler-api
+# --range, the earlier name of --capture, still works
 run_k long "$K" --quiet --format=csv --timer both --sample=7 --range=profiler-api -o /dev/null "$tmp/showenv"
 check "--quiet --format=csv --timer both --sample=7 --range=profiler-api -o /dev/null" expect_env long \
-    KTIME_LOG=quiet KTIME_FORMAT=csv KTIME_TIMER=both KTIME_SAMPLE=7 KTIME_RANGE=profiler-api KTIME_OUTPUT=/dev/null
+    KTIME_LOG=quiet KTIME_FORMAT=csv KTIME_TIMER=both KTIME_SAMPLE=7 KTIME_CAPTURE=profiler-api KTIME_OUTPUT=/dev/null
 run_k dash "$K" -w 1 -- "$tmp/showenv" -w 9 --help
 check "-- ends the options: the program gets -w 9 --help" sh -c "grep -qx 'args -w 9 --help' '$tmp/dash.out' && grep -qx KTIME_WARMUP=1 '$tmp/dash.out'"
 run_k after "$K" "$tmp/showenv" -w 9
@@ -279,6 +280,10 @@ if command -v python3 >/dev/null 2>&1; then
 else
     skip "ktime report|merge|diff|plot run ktime_tool.py" "no python3"
 fi
+run_k ctlusage "$K" ctl
+check "ktime ctl without arguments: its usage, status 2" sh -c "[ \$(cat '$tmp/ctlusage.rc') = 2 ] && grep -q '^usage: ktime ctl \[--wait SECONDS\] PID on|off|snapshot|reset|status' '$tmp/ctlusage.err'"
+run_k ctlnone "$K" ctl 999999999 status
+check "ktime ctl of no process: status 1" sh -c "[ \$(cat '$tmp/ctlnone.rc') = 1 ] && grep -qx 'ktime ctl: no process 999999999' '$tmp/ctlnone.err'"
 printf '#!/bin/sh\necho "program report $*"\n' >"$tmp/bin2/report"
 chmod +x "$tmp/bin2/report"
 run_k prog PATH="$tmp/bin2:$PATH" KTIME_TOOL="$tmp/stand_in.py" "$K" -- report x

@@ -41,6 +41,12 @@ trap 'exit 130' INT TERM
 
 T=0
 
+# ktime's control channels (ktime ctl) go to a directory of this script's, not to the user's
+# /tmp/ktime-UID: a program a test kills leaves its FIFO there.
+mkdir -m 700 "$tmp/run" || e2e_fail_setup "mkdir $tmp/run failed"
+XDG_RUNTIME_DIR=$tmp/run
+export XDG_RUNTIME_DIR
+
 # An AddressSanitizer build (E2E_SANITIZER=asan, from make check): every report of ASan or
 # LeakSanitizer from a program this script runs goes to a file in $tmp/san (log_path, one
 # per process); UBSan's, next to ASan, ignore log_path and go to the program's stderr, which
@@ -283,7 +289,7 @@ counts_match() {
 
 # accounting REPORT: every launch is in exactly one bucket.
 #   each row:  calls = warmup_skipped + captured + dropped + failed + timed + incomplete +
-#              outside_range
+#              outside_range + paused
 #   totals:    each bucket is the sum over rows (failed: failed_launches; calls:
 #              launches_seen); dropped = sum of dropped_reasons; incomplete_at_exit is at
 #              most the rows' incomplete (which also counts launches whose context died)
@@ -295,20 +301,20 @@ accounting() {
     _i=0
     while [ "$_i" -lt "$_n" ]; do
         _t=0
-        for _q in warmup_skipped captured dropped failed timed incomplete outside_range; do
+        for _q in warmup_skipped captured dropped failed timed incomplete outside_range paused; do
             _v=$(jv "$_rep" "kernels[$_i].$_q")
             [ -n "$_v" ] || { echo "kernels[$_i]: $_q missing"; _bad=1; _v=0; }
             _t=$((_t + _v))
         done
         _c=$(jv "$_rep" "kernels[$_i].calls")
         if [ "$_c" != "$_t" ]; then
-            echo "kernels[$_i] ($(jv "$_rep" "kernels[$_i].mangled")): calls $_c != warmup_skipped+captured+dropped+failed+timed+incomplete+outside_range = $_t"
+            echo "kernels[$_i] ($(jv "$_rep" "kernels[$_i].mangled")): calls $_c != warmup_skipped+captured+dropped+failed+timed+incomplete+outside_range+paused = $_t"
             _bad=1
         fi
         _i=$((_i + 1))
     done
     for _q in warmup_skipped:warmup_skipped captured:captured dropped:dropped failed:failed_launches timed:timed \
-        outside_range:outside_range calls:launches_seen; do
+        outside_range:outside_range paused:paused calls:launches_seen; do
         _kq=${_q%%:*}
         _tq=${_q#*:}
         _s=$("$JCHECK" "$_rep" "kernels[].$_kq|sum" 2>/dev/null)
@@ -422,4 +428,93 @@ stats() {
 # sorted_by_total REPORT: kernels are sorted by total_ms, largest first.
 sorted_by_total() {
     "$JCHECK" "$1" 'kernels[].total_ms' | awk 'NR > 1 && $1 > prev { bad = 1; print "total_ms " $1 " after " prev } { prev = $1 } END { exit bad }'
+}
+
+# --- programs that run on: app_live, driven through a FIFO ---------------------------------
+
+# live_start NAME [VAR=VALUE...] -- KERNEL=NS...: app_live in the background with libktime
+# preloaded (no ktime with LIVE_BARE=1), its commands coming through the FIFO $tmp/NAME.in,
+# held open on descriptor 9 (one such program at a time); $LIVE_PID its pid. Output in
+# $tmp/NAME.out and .err.
+live_start() {
+    _n=$1
+    shift
+    _env=
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        _env="$_env $1"
+        shift
+    done
+    [ "$1" = -- ] && shift
+    rm -f "$tmp/$_n.in"
+    mkfifo "$tmp/$_n.in" || e2e_fail_setup "mkfifo $tmp/$_n.in failed"
+    : >"$tmp/$_n.out"
+    : >"$tmp/$_n.err"
+    if [ "${LIVE_BARE:-0}" = 1 ]; then
+        # shellcheck disable=SC2086
+        env LD_LIBRARY_PATH="$LDP" $_env "$E2E_BIN/app_live" "$@" <"$tmp/$_n.in" \
+            >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
+    else
+        # shellcheck disable=SC2086
+        env LD_LIBRARY_PATH="$LDP" LD_PRELOAD="${E2E_PRELOAD_FIRST:+$E2E_PRELOAD_FIRST:}$KTIME_LIB" \
+            $_env "$E2E_BIN/app_live" "$@" <"$tmp/$_n.in" >>"$tmp/$_n.out" 2>>"$tmp/$_n.err" &
+    fi
+    LIVE_PID=$!
+    exec 9>"$tmp/$_n.in"
+}
+
+# live_cmd COMMAND...: one command line to the program.
+live_cmd() {
+    echo "$*" >&9
+}
+
+# wait_line FILE PATTERN [SECONDS]: until a line of FILE matches (at most SECONDS, default
+# 30: a bound for a failing run, not a timing); false when none did.
+wait_line() {
+    _i=0
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        [ $_i -lt $((${3:-30} * 100)) ] || return 1
+        sleep 0.01
+        _i=$((_i + 1))
+    done
+}
+
+# live_do NAME COMMAND... EXPECT: sends the command and waits for the program's line EXPECT.
+live_do() {
+    _n=$1
+    _want=$2
+    shift 2
+    _before=$(grep -c -x "$_want" "$tmp/$_n.out")
+    live_cmd "$@"
+    _i=0
+    while [ "$(grep -c -x "$_want" "$tmp/$_n.out")" -le "$_before" ]; do
+        [ $_i -lt 3000 ] || { echo "no '$_want' from the program"; return 1; }
+        sleep 0.01
+        _i=$((_i + 1))
+    done
+}
+
+# live_end NAME: ends its input, waits for it; its exit status in $tmp/NAME.rc.
+live_end() {
+    exec 9>&-
+    wait "$LIVE_PID"
+    echo $? >"$tmp/$1.rc"
+    grep '^ktime: report written to ' "$tmp/$1.err" >"$tmp/$1.written"
+    grep -v '^ktime: report written to ' "$tmp/$1.err" >"$tmp/$1.err2"
+    mv "$tmp/$1.err2" "$tmp/$1.err"
+}
+
+# snap_seq FILE: the JSON report's snapshot.seq, 0 when there is none (yet).
+snap_seq() {
+    _s=$("$JCHECK" "$1" snapshot.seq 2>/dev/null)
+    echo "${_s:-0}"
+}
+
+# wait_seq FILE N: until FILE's snapshot.seq is at least N (at most 30 s); false if never.
+wait_seq() {
+    _i=0
+    while [ "$(snap_seq "$1")" -lt "$2" ]; do
+        [ $_i -lt 3000 ] || { echo "$1: snapshot.seq $(snap_seq "$1"), waited for $2"; return 1; }
+        sleep 0.01
+        _i=$((_i + 1))
+    done
 }

@@ -51,6 +51,7 @@ tests/e2e/librtldlater.so: $(srcdir)/tests/e2e/rtldlater.c
 # ---------------------------------------------------------------- test programs
 E2E_APPS = \
 	tests/e2e/jcheck \
+	tests/e2e/promcheck \
 	tests/e2e/fake_selftest \
 	tests/e2e/app_cudart \
 	tests/e2e/app_driver \
@@ -69,7 +70,8 @@ E2E_APPS = \
 	tests/e2e/app_exit_launch \
 	tests/e2e/app_memops \
 	tests/e2e/app_signal \
-	tests/e2e/app_stdio
+	tests/e2e/app_stdio \
+	tests/e2e/app_live
 check_PROGRAMS += $(E2E_APPS)
 
 E2E_APPUTIL = tests/e2e/apputil.c tests/e2e/apputil.h
@@ -78,6 +80,7 @@ E2E_LIBCUDA = -L$(top_builddir)/tests/fake -lcuda
 
 tests_e2e_jcheck_SOURCES = tests/e2e/jcheck.c
 tests_e2e_jcheck_LDADD = -lm
+tests_e2e_promcheck_SOURCES = tests/e2e/promcheck.c
 
 tests_e2e_fake_selftest_SOURCES = tests/e2e/fake_selftest.c
 tests_e2e_fake_selftest_CPPFLAGS = $(CUDA_CPPFLAGS)
@@ -128,6 +131,9 @@ EXTRA_tests_e2e_app_runtime_DEPENDENCIES = $(FAKE_CUDA) $(FAKE_CUDART)
 tests_e2e_app_signal_SOURCES = tests/e2e/app_signal.c $(E2E_CUDARTLIKE)
 tests_e2e_app_signal_CPPFLAGS = $(CUDA_CPPFLAGS)
 tests_e2e_app_signal_LDADD = -ldl -lpthread
+tests_e2e_app_live_SOURCES = tests/e2e/app_live.c $(E2E_CUDARTLIKE)
+tests_e2e_app_live_CPPFLAGS = $(CUDA_CPPFLAGS)
+tests_e2e_app_live_LDADD = -ldl
 
 tests_e2e_app_forksig_SOURCES = tests/e2e/app_forksig.c $(E2E_CUDARTLIKE)
 tests_e2e_app_forksig_CPPFLAGS = $(CUDA_CPPFLAGS)
@@ -191,16 +197,18 @@ E2E_TESTS = \
 	tests/e2e/install.sh \
 	tests/e2e/silent.sh \
 	tests/e2e/streams.sh \
-	tests/e2e/range.sh \
+	tests/e2e/capture_range.sh \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \
-	tests/e2e/regions.sh \
+	tests/e2e/ranges.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/messages.sh \
 	tests/e2e/trydemo.sh \
 	tests/e2e/docs.sh \
 	tests/e2e/doclinks.sh \
-	tests/e2e/examples.sh
+	tests/e2e/examples.sh \
+	tests/e2e/live.sh \
+	tests/e2e/ctl.sh
 TESTS += $(E2E_TESTS)
 # Run by tools/test.sh (make check TESTS=tests/e2e/pip.sh), not by every make check: it builds
 # ktime once more, as pip does.
@@ -259,17 +267,17 @@ tests/fake/libcuda.so.1 tests/fake/libcupti.so.13: $(srcdir)/tests/fake/fakeutil
 E2E_KTIME_LINK = -L$(top_builddir)/src/.libs -lktime
 E2E_PLAIN_LINK = $(CCLD) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 check_PROGRAMS += tests/e2e/app_api tests/e2e/app_api_nodrv tools/example/timer_example \
-	tests/e2e/app_regions
+	tests/e2e/app_ranges
 tests_e2e_app_api_SOURCES = tests/e2e/app_api.c tests/e2e/selfcheck.h
 tests_e2e_app_api_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 tests_e2e_app_api_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -lm
 EXTRA_tests_e2e_app_api_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
 tests_e2e_app_api_LINK = $(E2E_PLAIN_LINK)
-tests_e2e_app_regions_SOURCES = tests/e2e/app_regions.c
-tests_e2e_app_regions_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
-tests_e2e_app_regions_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
-EXTRA_tests_e2e_app_regions_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
-tests_e2e_app_regions_LINK = $(E2E_PLAIN_LINK)
+tests_e2e_app_ranges_SOURCES = tests/e2e/app_ranges.c
+tests_e2e_app_ranges_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+tests_e2e_app_ranges_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
+EXTRA_tests_e2e_app_ranges_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
+tests_e2e_app_ranges_LINK = $(E2E_PLAIN_LINK)
 tests_e2e_app_api_nodrv_SOURCES = tests/e2e/app_api_nodrv.c tests/e2e/selfcheck.h
 tests_e2e_app_api_nodrv_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 tests_e2e_app_api_nodrv_LDADD = $(E2E_KTIME_LINK) -ldl

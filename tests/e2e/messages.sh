@@ -113,13 +113,13 @@ run_ktime allw "$A" k=250000:20 j=125000:3
 check "a kernel whose launches were all warmup: marked 'all warmup'" sh -c \
     "grep -E '^ +- +- +3 +3 +0 .*  j \\(all warmup\\)\$' '$tmp/allw.err' >/dev/null || { cat '$tmp/allw.err'; exit 1; }"
 check "... a kernel with samples is not" sh -c "! grep -q '  k (all warmup' '$tmp/allw.err'"
-run_ktime r1 KTIME_RANGE=profiler-api KTIME_WARMUP=2 "$A" --profiler 10:20 k_a=125000:25
-check "KTIME_RANGE with one range: '1 range (1 starts, 1 stops)'" has r1 "         1 range (1 starts, 1 stops)"
+run_ktime r1 KTIME_CAPTURE=profiler-api KTIME_WARMUP=2 "$A" --profiler 10:20 k_a=125000:25
+check "KTIME_CAPTURE with one range: '1 range (1 starts, 1 stops)'" has r1 "         1 range (1 starts, 1 stops)"
 
 # --- NVML's start-up is in no range's time --------------------------------------------------------
-# The first launch of app_regions is inside its ranges "step" and "forward": NVML's thread
+# The first launch of app_ranges is inside its ranges "step" and "forward": NVML's thread
 # (ktime-nvml) must not exist yet there, and must once the ranges have closed.
-R=$E2E_BIN/app_regions
+R=$E2E_BIN/app_ranges
 for how in api: nvtx:--nvtx; do
     n=${how%%:*}
     run_ktime "nv_$n" KTIME_NVTX=1 KTIME_NVML_LIB="$NVML" KTIME_OUTPUT="$tmp/nv_$n.json" "$R" ${how#*:} --threads 3

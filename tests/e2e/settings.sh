@@ -86,14 +86,14 @@ check "--config: the format from KTIME_OUTPUT's suffix" has "$tmp/cfg.out" "$(li
 check "--config: the environment's setting" has "$tmp/cfg.out" "$(line 'KTIME_SAMPLE=4' "environment")"
 check "--config: a refused value, the default kept" has "$tmp/cfg.out" "$(line 'KTIME_TIMER=events' "default; the environment's value was refused")"
 check "--config: the refused value's warning on stderr, once" one_warning "$tmp/cfg.err" KTIME_TIMER events
-check "--config: a value with its parameter (--range)" has "$tmp/cfg.out" "$(line 'KTIME_RANGE=profiler-api' "launcher option")"
+check "--config: a value with its parameter (--range)" has "$tmp/cfg.out" "$(line 'KTIME_CAPTURE=profiler-api' "launcher option")"
 check "--config: KTIME_NVTX=0 set in the environment stays" has "$tmp/cfg.out" "$(line 'KTIME_NVTX=0' "environment")"
 check "--config: a path unset, its default said" has "$tmp/cfg.out" "$(line 'KTIME_TRACE=' "default: none")"
 check "--config: a default" has "$tmp/cfg.out" "$(line 'KTIME_GATE=auto' "default")"
 run_k cfg2 "$K" --conf
 check "--config (as --conf): the launcher's own default" has "$tmp/cfg2.out" "$(line 'KTIME_NVTX=1' "launcher default")"
-run_k cfg3 KTIME_RANGE='nvtx:train step' "$K" --config
-check "--config: KTIME_RANGE=nvtx:NAME with its name" has "$tmp/cfg3.out" "$(line 'KTIME_RANGE=nvtx:train step' environment)"
+run_k cfg3 KTIME_CAPTURE='nvtx:train step' "$K" --config
+check "--config: KTIME_CAPTURE=nvtx:NAME with its name" has "$tmp/cfg3.out" "$(line 'KTIME_CAPTURE=nvtx:train step' environment)"
 run_k cfgp "$K" --config "$A"
 check "--config with a program: a usage error (status 2), nothing run" \
     sh -c "[ \$(cat '$tmp/cfgp.rc') = 2 ] && [ ! -s '$tmp/cfgp.out' ] && grep -q '^ktime: --config runs no program' '$tmp/cfgp.err'"
@@ -134,8 +134,8 @@ check "KTIME_DUMP_CONFIG=1 under the launcher: the environment's" has "$tmp/dk.e
 "$S" --report-keys >"$tmp/keys"
 check "ktime-settings --report-keys: the settings the report shows" sh -c "[ \$(wc -l <'$tmp/keys') -ge 10 ]"
 # shellcheck disable=SC2086
-run_ktime rk KTIME_OUTPUT="$tmp/rk.json" KTIME_WARMUP=3 KTIME_GROUP=shape KTIME_GATE=1 KTIME_SAMPLE=2 \
-    KTIME_RANGE=profiler-api KTIME_NVML_INTERVAL_MS=250 KTIME_NVML_LIB="$FAKE_DIR/nvml/libnvidia-ml.so.1" \
+run_ktime rk KTIME_OUTPUT="$tmp/rk.json" KTIME_WARMUP=3 KTIME_GROUP=shape KTIME_GATE=1 KTIME_SAMPLE=2 KTIME_INTERVAL=3600 \
+    KTIME_CAPTURE=profiler-api KTIME_NVML_INTERVAL_MS=250 KTIME_NVML_LIB="$FAKE_DIR/nvml/libnvidia-ml.so.1" \
     "$A" $ARGS
 # want NAME VALUE: the report key settings.def gives NAME holds VALUE.
 want() {
@@ -150,7 +150,8 @@ check "report key of KTIME_GROUP holds its value" want KTIME_GROUP shape
 check "report key of KTIME_GATE holds its value" want KTIME_GATE on
 check "report key of KTIME_TIMER holds its value" want KTIME_TIMER events
 check "report key of KTIME_SAMPLE holds its value" want KTIME_SAMPLE 2
-check "report key of KTIME_RANGE holds its value" want KTIME_RANGE profiler-api
+check "report key of KTIME_CAPTURE holds its value" want KTIME_CAPTURE profiler-api
 check "report key of KTIME_NVML_INTERVAL_MS holds its value" want KTIME_NVML_INTERVAL_MS 250
 check "report key of KTIME_NVML_LIB holds its value" want KTIME_NVML_LIB "$FAKE_DIR/nvml/libnvidia-ml.so.1"
+check "report key of KTIME_INTERVAL holds its value" want KTIME_INTERVAL 3600
 finish

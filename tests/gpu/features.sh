@@ -7,7 +7,7 @@
 #    path's changes;
 # 2. tests/gpu/reports.py: quantiles against the same run's raw samples, launch shapes, the
 #    trace (reports.md, fixture-torch_mlp.json);
-# 3. tests/gpu/range.py: KTIME_RANGE=profiler-api with torch.cuda.profiler (range.txt);
+# 3. tests/gpu/capture_range.py: KTIME_CAPTURE=profiler-api with torch.cuda.profiler (range.txt);
 # 4. tests/gpu/conditions.sh: NVML's conditions, quiet and with a second process (conditions.txt);
 # 5. BUILD/gpu/api_timer: the timer API against CUPTI (api_timer.txt).
 # Prints a table last. Exit 77 without a GPU.
@@ -29,8 +29,8 @@ RC[run]=$?
 stamp "2/5 reports.py"
 timeout 300 python3 "$HERE/reports.py" --lib "$LIB" --gpu "$BUILD/gpu" --out "$OUT" >"$OUT/reports.txt" 2>&1
 RC[reports]=$?
-stamp "3/5 range.py"
-timeout 120 python3 "$HERE/range.py" --lib "$LIB" --out "$OUT/range" >"$OUT/range.txt" 2>&1
+stamp "3/5 capture_range.py"
+timeout 120 python3 "$HERE/capture_range.py" --lib "$LIB" --out "$OUT/range" >"$OUT/range.txt" 2>&1
 RC[range]=$?
 stamp "4/5 conditions.sh"
 timeout 150 bash "$HERE/conditions.sh" "$BUILD" "$OUT/conditions" >"$OUT/conditions.txt" 2>&1

@@ -89,11 +89,11 @@ int fixture_setup(void **state)
                                          .floor_events_us = 10.0 };
     fx->dev[1] = (struct report_device){ .ordinal = 1, .name = "Fake GPU 1", .driver_version = 13000 };
     kernels(fx);
-    samples(&fx->region_row.st, &fx->region_sk, NULL, 1000.0, 2);
-    fx->region_row = (struct report_region_row){ "_Z3bigIfEvPT_i", fx->k[1].name, REPORT_KERNEL,
-                                                 fx->region_row.st, &fx->region_sk };
-    fx->region = (struct report_region){ .name = "fwd", .ranges = 2, .wall_ms = 5.0,
-                                         .total_us = 2000.0, .timed = 2, .rows = &fx->region_row,
+    samples(&fx->range_row.st, &fx->range_sk, NULL, 1000.0, 2);
+    fx->range_row = (struct report_range_row){ "_Z3bigIfEvPT_i", fx->k[1].name, REPORT_KERNEL,
+                                                 fx->range_row.st, &fx->range_sk };
+    fx->range = (struct report_range){ .name = "fwd", .closed = 2, .wall_ms = 5.0,
+                                         .total_us = 2000.0, .timed = 2, .rows = &fx->range_row,
                                          .nrows = 1 };
     conditions(fx);
     fx->argv[0] = "./app";
@@ -104,7 +104,7 @@ int fixture_setup(void **state)
                           .timer_requested = "both", .devices = fx->dev, .ndevices = 2,
                           .kernels = fx->k, .nkernels = 4, .conditions = &fx->cond,
                           .memops = true, .memops_rows = &fx->memop, .nmemops = 1,
-                          .regions = &fx->region, .nregions = 1, .region_mode = "innermost",
+                          .ranges_by_name = &fx->range, .nranges_by_name = 1, .range_attribution = "innermost",
                           .nvtx = "not injected" };
     r->drops[DROP_TABLE_FULL] = 4;
     r->drops[DROP_POOL_EXHAUSTED] = 2;

@@ -13,10 +13,10 @@ struct fixture {
     struct report_device dev[2];
     struct report_kernel k[4];
     struct report_kernel memop;
-    struct report_region region;
-    struct report_region_row region_row;
+    struct report_range range;
+    struct report_range_row range_row;
     struct stats per_dev[4][2], hw[2], memop_dev[2];
-    struct sketch sk[4], dev_sk[2], region_sk, memop_sk;
+    struct sketch sk[4], dev_sk[2], range_sk, memop_sk;
     struct conditions cond;
     const char *argv[3];
 };

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "region.h"
+#include "rangestack.h"
 
 #define NS 250000u
 
@@ -180,7 +180,7 @@ static void test_rows_without_aggregates(void **state)
     r.warmup = kt.cfg.warmup;
     r.devices = kt.devices;
     r.ndevices = atomic_load(&kt.ndevices);
-    assert_int_equal(collect_kernels(&r, false, false), 0);
+    assert_int_equal(collect_kernels(&r, false, false, false), 0);
     struct report_kernel *row = fx_row(&r, "k_one");
     assert_int_equal(row->calls, 4);
     assert_int_equal(row->warmup_skipped, 1);
@@ -196,26 +196,26 @@ static void test_rows_by_range(void **state)
     void *k = fd_kernel("k_one"), *k2 = fd_kernel("k_two");
 
     start();
-    uint32_t step = region_intern("unit step");
-    region_push_id(step);
+    uint32_t step = range_intern("unit step");
+    range_push_id(step);
     assert_int_equal(run(k, 2), 2);
     assert_int_equal(run(k2, 1), 1);
-    assert_true(region_pop());
+    assert_true(range_pop());
     assert_int_equal(run(k, 1), 1);
     assert_int_equal(fx_collect(&r, false), 0);
-    const struct report_region *g = NULL, *outside = NULL;
-    for (size_t i = 0; i < r.nregions; i++) {
-        if (r.regions[i].name && strcmp(r.regions[i].name, "unit step") == 0)
-            g = &r.regions[i];
-        if (!r.regions[i].name)
-            outside = &r.regions[i];
+    const struct report_range *g = NULL, *outside = NULL;
+    for (size_t i = 0; i < r.nranges_by_name; i++) {
+        if (r.ranges_by_name[i].name && strcmp(r.ranges_by_name[i].name, "unit step") == 0)
+            g = &r.ranges_by_name[i];
+        if (!r.ranges_by_name[i].name)
+            outside = &r.ranges_by_name[i];
     }
     assert_non_null(g);
     assert_int_equal(g->timed, 3);
     assert_int_equal(g->nrows, 2);
     assert_string_equal(g->rows[0].mangled, "k_one"); /* the larger total first */
     assert_int_equal(g->rows[0].st.n, 2);
-    assert_int_equal(g->ranges, 1);
+    assert_int_equal(g->closed, 1);
     assert_non_null(outside);
     assert_int_equal(outside->timed, 1);
     collect_free(&r);

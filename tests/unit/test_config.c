@@ -49,7 +49,7 @@ static void load(struct config *c, const char *const *env)
     dup2(fileno(tmp), 2);
     config_load(c, fake_getenv);
     for (size_t i = 0; i < 4; i++) {
-        void *p = (void *)(i == 3 ? c->range_name : i == 2 ? c->also_output : i ? c->cupti_lib : c->output);
+        void *p = (void *)(i == 3 ? c->capture_name : i == 2 ? c->also_output : i ? c->cupti_lib : c->output);
         if (p && nowned < sizeof owned / sizeof owned[0])
             owned[nowned++] = p;
     }
@@ -255,28 +255,28 @@ static void test_other_bad_values(void **state)
     }
 }
 
-/* KTIME_RANGE: profiler-api, nvtx:NAME, all, and bad values with one warning each. */
-static void test_range(void **state)
+/* KTIME_CAPTURE: profiler-api, nvtx:NAME, all, and bad values with one warning each. */
+static void test_capture(void **state)
 {
     struct config c;
-    const char *on[] = { "KTIME_RANGE", "Profiler-API", NULL };
-    const char *nvtx[] = { "KTIME_RANGE", "nvtx:train step", NULL };
-    const char *bad[] = { "KTIME_RANGE", "nvtx:", NULL };
-    const char *cupti[] = { "KTIME_RANGE", "profiler-api", "KTIME_TIMER", "cupti", NULL };
+    const char *on[] = { "KTIME_CAPTURE", "Profiler-API", NULL };
+    const char *nvtx[] = { "KTIME_CAPTURE", "nvtx:train step", NULL };
+    const char *bad[] = { "KTIME_CAPTURE", "nvtx:", NULL };
+    const char *cupti[] = { "KTIME_CAPTURE", "profiler-api", "KTIME_TIMER", "cupti", NULL };
 
     load(&c, on);
-    assert_int_equal(c.range, RANGE_PROFILER_API);
+    assert_int_equal(c.capture, CAPTURE_PROFILER_API);
     assert_string_equal(captured, "");
     load(&c, nvtx);
-    assert_int_equal(c.range, RANGE_NVTX);
-    assert_string_equal(c.range_name, "train step");
+    assert_int_equal(c.capture, CAPTURE_NVTX);
+    assert_string_equal(c.capture_name, "train step");
     assert_string_equal(captured, "");
     load(&c, bad);
-    assert_int_equal(c.range, RANGE_ALL);
+    assert_int_equal(c.capture, CAPTURE_ALL);
     assert_int_equal(count_lines(captured), 1);
     assert_non_null(strstr(captured, "names no range"));
     load(&c, cupti);
-    assert_int_equal(c.range, RANGE_ALL);
+    assert_int_equal(c.capture, CAPTURE_ALL);
     assert_int_equal(count_lines(captured), 1);
 }
 
@@ -295,7 +295,9 @@ static void test_closest_name(void **state)
     assert_string_equal(closest("KTIME_OUTPUTS"), "KTIME_OUTPUT");
     assert_string_equal(closest("KTIME_TIMMER"), "KTIME_TIMER");
     assert_string_equal(closest("KTIME_EXIT_WAIT"), "KTIME_EXIT_WAIT_MS");
-    assert_string_equal(closest("KTIME_RANG"), "KTIME_RANGE");
+    assert_string_equal(closest("KTIME_RANG"), "KTIME_CAPTURE"); /* near an earlier name */
+    assert_string_equal(closest("KTIME_REGON"), "KTIME_RANGES");  /* likewise */
+    assert_null(closest("KTIME_REGION"));                         /* an earlier name is known */
     assert_null(closest("KTIME_ZZZZZZZZZZ"));
     assert_null(closest("KTIME_WARMUP"));
     assert_true(config_is_known("KTIME_WARMUP", 12));
@@ -409,7 +411,7 @@ int main(void)
         cmocka_unit_test(test_bad_warmup_values),
         cmocka_unit_test(test_other_bad_values),
         cmocka_unit_test(test_quiet_silences_warnings),
-        cmocka_unit_test(test_range),
+        cmocka_unit_test(test_capture),
         cmocka_unit_test(test_closest_name),
         cmocka_unit_test(test_unknown_names),
         cmocka_unit_test(test_table_has_every_name_in_src),

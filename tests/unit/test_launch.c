@@ -1,6 +1,6 @@
 /* test_launch.c - what the launch path (launch.h, launch.c) counts, through the fake driver:
  * warmup per kernel, captured launches (during warmup and after), KTIME_SAMPLE's untimed
- * launches, KTIME_RANGE's launches outside the range, failed launches, launches made while
+ * launches, KTIME_CAPTURE's launches outside the range, failed launches, launches made while
  * the report is written, a full kernel table, a dry pool, contexts without a pool, and
  * memory operations (memop.c) bracketed like launches. Each case ends in the report's rows
  * (collect_kernels), every launch in exactly one bucket. */
@@ -173,7 +173,7 @@ static void test_sample_untimed_counted(void **state)
     collect_free(&r);
 }
 
-static void test_range_outside_counted(void **state)
+static void test_capture_outside_counted(void **state)
 {
     struct report r;
 
@@ -188,11 +188,11 @@ static void test_range_outside_counted(void **state)
     assert_int_equal(run(k1, 1), 0);
     struct report h;
     fx_header(&h);
-    assert_string_equal(h.range, "profiler-api");
-    assert_int_equal(h.range_starts, 2);
-    assert_int_equal(h.range_stops, 1);
-    assert_int_equal(h.ranges, 1);
-    assert_int_equal(h.range_open, 0);
+    assert_string_equal(h.capture, "profiler-api");
+    assert_int_equal(h.capture_starts, 2);
+    assert_int_equal(h.capture_stops, 1);
+    assert_int_equal(h.capture_ranges, 1);
+    assert_int_equal(h.capture_still_open, 0);
     struct report_kernel *a = rows(&r, "k_one");
     assert_int_equal(a->calls, 6);
     assert_int_equal(a->warmup_skipped, 1);
@@ -451,7 +451,7 @@ int main(void)
         FX_TEST(test_captured_after_warmup, "KTIME_WARMUP=1"),
         FX_TEST(test_capture_count),
         FX_TEST(test_sample_untimed_counted, "KTIME_WARMUP=1", "KTIME_SAMPLE=4"),
-        FX_TEST(test_range_outside_counted, "KTIME_WARMUP=1", "KTIME_RANGE=profiler-api"),
+        FX_TEST(test_capture_outside_counted, "KTIME_WARMUP=1", "KTIME_CAPTURE=profiler-api"),
         FX_TEST(test_failed_launches, "KTIME_WARMUP=0", "KTIME_GATE=on"),
         FX_TEST(test_event_errors, "KTIME_WARMUP=0", "KTIME_GATE=on"),
         FX_TEST(test_launches_during_exit, "KTIME_WARMUP=5"),

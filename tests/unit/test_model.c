@@ -102,9 +102,9 @@ static void test_sections(void **state)
     assert_float_equal(m.memops[0].gbps, 4e6 / 50.0 / 1000.0, 1e-9); /* 80 GB/s */
     assert_float_equal(m.memops[0].st.v[RS_TOTAL], 0.05, 1e-12);
     assert_true(m.memops[0].few_samples);
-    assert_non_null(m.regions);
-    assert_int_equal(m.regions->nranges, 1);
-    const struct rm_row *w = &m.regions->ranges[0].rows[0];
+    assert_non_null(m.ranges);
+    assert_int_equal(m.ranges->nby_name, 1);
+    const struct rm_row *w = &m.ranges->by_name[0].rows[0];
     assert_float_equal(w->st.v[RS_PERCENT], 100.0, 1e-12);
     assert_string_equal(w->short_name, "big<float>"); /* as the kernels' table names it */
     assert_non_null(m.cond);
@@ -179,6 +179,59 @@ static void test_writers_print_the_model(void **state)
     model_free(&m);
 }
 
+/* A snapshot (KTIME_INTERVAL, ktime ctl): its seq, time, what the counts cover, in the JSON's
+ * header and the text's; launches made while timing was off, a bucket of their own. */
+static void test_snapshot_and_paused(void **state)
+{
+    struct fixture *fx = *state;
+    struct report_snapshot snap = { .seq = 3, .at_unix = 1800000000.25, .final = false,
+                                    .interval_s = 10, .resets = 1, .since_unix = 1800000000.0 };
+    struct model m;
+    char *t, *j, *c;
+
+    fx->k[3].paused = 4;
+    fx->k[3].calls += 4;
+    fx->memop.paused = 2;
+    fx->r.snapshot = &snap;
+    fixture_model(fx, &m);
+    assert_non_null(m.snapshot);
+    assert_int_equal(m.snapshot->seq, 3);
+    assert_string_equal(m.snapshot->at, "2027-01-15T08:00:00.250Z");
+    assert_string_equal(m.snapshot->since, "2027-01-15T08:00:00.000Z");
+    assert_false(m.snapshot->final);
+    assert_int_equal(m.totals.n[RT_PAUSED], 4);
+    assert_int_equal(m.totals.n[RT_LAUNCHES], 60);
+    j = fixture_render(&m, model_write_json);
+    assert_non_null(strstr(j, "\n  \"snapshot\": { \"seq\": 3, \"at\": \"2027-01-15T08:00:00.250Z\", "
+                              "\"final\": false, \"interval_s\": 10, \"resets\": 1, "
+                              "\"since\": \"2027-01-15T08:00:00.000Z\", \"paused\": false },\n"));
+    assert_non_null(strstr(j, "\"outside_range\": 0,\n      \"paused\": 4,"));
+    assert_non_null(strstr(j, "\"kind\": \"HtoD\", \"calls\": 8, \"warmup_skipped\": 3, "
+                              "\"captured\": 0, \"dropped\": 0, \"failed\": 0, \"incomplete\": 0, "
+                              "\"outside_range\": 0, \"paused\": 2,"));
+    t = fixture_render(&m, model_write_text);
+    assert_non_null(strstr(t, "\nsnapshot 3 at 2027-01-15T08:00:00.250Z, while the program runs\n"
+                              "counts   since 2027-01-15T08:00:00.000Z (reset 1 time by ktime ctl)\n"));
+    assert_non_null(strstr(t, "(near floor, 4 paused)"));
+    assert_non_null(strstr(t, "launches 60 seen: 34 timed, 4 paused, 13 warmup,"));
+    c = fixture_render(&m, model_write_csv);
+    assert_non_null(strstr(c, ",near,kernel,all,29,5,"));
+    assert_non_null(strstr(c, ",0,,,,4\r\n"));
+    free(t);
+    free(j);
+    free(c);
+    model_free(&m);
+    /* The report at exit says it is the final one. */
+    snap.final = true;
+    snap.resets = 0;
+    fixture_model(fx, &m);
+    t = fixture_render(&m, model_write_text);
+    assert_non_null(strstr(t, "\nsnapshot 3, the final report (at exit)\n"));
+    assert_null(strstr(t, "counts   since"));
+    free(t);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +242,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sections, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_select, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_writers_print_the_model, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_and_paused, fixture_setup,
                                         fixture_teardown),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

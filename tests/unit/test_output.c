@@ -426,6 +426,121 @@ static void program_stdout_appended(void **state)
     }
 }
 
+/* Snapshots and lines (KTIME_INTERVAL, KTIME_PROM, KTIME_SERIES) never go to the program's
+ * stdout, under any spelling: its file is left as it was. */
+static int snapshot_stdout_case(const char *p, const char *spelling)
+{
+    struct output o;
+    const char *why = NULL;
+    int fd = open(p, O_WRONLY | O_APPEND);
+
+    if (fd < 0 || dup2(fd, 1) != 1)
+        return 10;
+    close(fd);
+    log_note_stdio();
+    if (output_open_snapshot(&o, spelling, &why) == 0)
+        return 11;
+    if (!strstr(why, "stdout or stderr"))
+        return 12;
+    if (output_open_lines(spelling, &why) >= 0)
+        return 13;
+    if (!strstr(why, "stdout or stderr"))
+        return 14;
+    return temps_in(dir) ? 15 : 0;
+}
+
+static void snapshot_never_to_stdout(void **state)
+{
+    const char *spellings[] = { NULL, "/dev/stdout", "/proc/self/fd/1" };
+    char p[PATH_MAX];
+
+    (void)state;
+    path_in(p, dir, "log");
+    spellings[0] = p;
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        pid_t pid;
+        int status = 0;
+
+        put(p, "earlier\n", 0644);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(snapshot_stdout_case(p, spellings[i]));
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_string_equal(slurp(p), "earlier\n");
+    }
+}
+
+/* A snapshot replaces its file whole each time, never to a FIFO or a device. */
+static void snapshot_replaced_whole(void **state)
+{
+    char p[PATH_MAX], f[PATH_MAX];
+    struct output o;
+    const char *why = NULL;
+
+    (void)state;
+    path_in(p, dir, "snap.json");
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        assert_int_equal(output_open_snapshot(&o, p, &why), 0);
+        assert_true(o.replace);
+        fprintf(o.f, "snapshot %d\n", i);
+        /* Until it is complete, the name holds the last one whole. */
+        if (i > 0)
+            assert_int_equal(strcmp(slurp(p), i == 1 ? "snapshot 0\n" : "snapshot 1\n"), 0);
+        assert_int_equal(output_close(&o, false, &why), 0);
+        assert_int_equal(stat(p, &st), 0);
+    }
+    assert_string_equal(slurp(p), "snapshot 2\n");
+    assert_false(temps_in(dir));
+    path_in(f, dir, "fifo");
+    assert_int_equal(mkfifo(f, 0644), 0);
+    assert_int_equal(output_open_snapshot(&o, f, &why), -1);
+    assert_non_null(strstr(why, "FIFO or a device"));
+    assert_int_equal(output_open_snapshot(&o, "/dev/null", &why), -1);
+    assert_int_equal(output_open_lines(f, &why), -1);
+    assert_string_equal(why, "is not a regular file");
+}
+
+/* Lines appended through the run: made when absent, appended after what is there. */
+static void lines_appended(void **state)
+{
+    char p[PATH_MAX], l[PATH_MAX];
+    const char *why = NULL;
+    struct stat st;
+    mode_t old = umask(027);
+    int fd;
+
+    (void)state;
+    path_in(p, dir, "series.jsonl");
+    fd = output_open_lines(p, &why);
+    umask(old);
+    assert_true(fd >= 0);
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    assert_int_equal(output_append_line(fd, "one\n", 4), 0);
+    close(fd);
+    fd = output_open_lines(p, &why);
+    assert_true(fd >= 0);
+    assert_int_equal(output_append_line(fd, "two\n", 4), 0);
+    close(fd);
+    assert_string_equal(slurp(p), "one\ntwo\n");
+    /* Through a link, to its file; a write-protected file is refused. */
+    path_in(l, dir, "link");
+    assert_int_equal(symlink(p, l), 0);
+    fd = output_open_lines(l, &why);
+    assert_true(fd >= 0);
+    assert_int_equal(output_append_line(fd, "three\n", 6), 0);
+    close(fd);
+    assert_string_equal(slurp(p), "one\ntwo\nthree\n");
+    assert_int_equal(chmod(p, 0444), 0);
+    assert_int_equal(output_open_lines(p, &why), -1);
+    assert_non_null(strstr(why, "write-protected"));
+}
+
 /* Descriptor 2 closed and reused by the program for a file of its own after start-up: that
  * file is not the program's stderr, and not replaced through /dev/stderr either. */
 static int reused_stderr_case(const char *data)
@@ -712,6 +827,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(write_protected_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(program_stdout_appended, setup, teardown),
         cmocka_unit_test_setup_teardown(reused_stderr_left_alone, setup, teardown),
+        cmocka_unit_test_setup_teardown(snapshot_never_to_stdout, setup, teardown),
+        cmocka_unit_test_setup_teardown(snapshot_replaced_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(lines_appended, setup, teardown),
         cmocka_unit_test_setup_teardown(fsize_limit_does_not_kill, setup, teardown),
         cmocka_unit_test_setup_teardown(stream_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(fifo_without_reader, setup, teardown),

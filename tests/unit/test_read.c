@@ -44,7 +44,7 @@ static void test_round_trip(void **state)
     /* Names that are not UTF-8 come back as the program's bytes, launch shapes too. */
     fx->k[0].name = "sm\xff" "all(float*)";
     fx->k[0].mangled = "_Z5sm\xff";
-    fx->region_row.mangled = fx->k[1].mangled;
+    fx->range_row.mangled = fx->k[1].mangled;
     fx->r.group_shape = true;
     shape_add(&fx->k[0].shapes, &(struct kshape){ { 8, 1, 1 }, { 256, 1, 1 }, 0 }, 100.0);
     fx->argv[1] = "--n" "\xc3";
@@ -53,6 +53,81 @@ static void test_round_trip(void **state)
     same_after_reading(fx, model_write_text);
     same_after_reading(fx, model_write_csv);
     shape_set_free(fx->k[0].shapes);
+    fx->k[0].shapes = NULL;
+    /* A snapshot's header and paused launches come back too. */
+    struct report_snapshot snap = { .seq = 7, .at_unix = 1800000000.5, .interval_s = 5,
+                                    .resets = 2, .since_unix = 1800000000.0 };
+    fx->r.snapshot = &snap;
+    fx->k[3].paused = 4;
+    fx->memop.paused = 1;
+    same_after_reading(fx, model_write_json);
+    same_after_reading(fx, model_write_text);
+    same_after_reading(fx, model_write_csv);
+}
+
+/* s with every from replaced by to (a copy to free). */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+    size_t n = strlen(from), m = strlen(to), k = 0;
+    char *out = malloc(strlen(s) * (m > n ? m : n) / n + 1);
+
+    assert_non_null(out);
+    while (*s) {
+        if (strncmp(s, from, n) == 0) {
+            memcpy(out + k, to, m);
+            k += m;
+            s += n;
+        } else {
+            out[k++] = *s++;
+        }
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* A report written before the keys were renamed ("range" for "capture", "regions" for
+ * "ranges" and its "ranges" for "by_name": their earlier names) reads as the same report: its
+ * JSON, text and CSV are those of the report with today's keys. */
+static void test_earlier_keys(void **state)
+{
+    struct fixture *fx = *state;
+    int (*writers[])(FILE *, const struct model *) = { model_write_json, model_write_text,
+                                                       model_write_csv };
+    struct model m, back;
+    char err[300];
+    char *json, *a, *b, *old;
+
+    fx->r.capture = "nvtx:fwd";
+    fx->r.capture_starts = 2, fx->r.capture_stops = 2, fx->r.capture_ranges = 2;
+    fixture_model(fx, &m);
+    json = fixture_render(&m, model_write_json);
+    assert_non_null(strstr(json, "\"capture\": { \"mode\": \"nvtx:fwd\", \"starts\": 2,"));
+    assert_non_null(strstr(json, "\"ranges\": { \"attribution\": \"innermost\","));
+    assert_non_null(strstr(json, "\"by_name\": [\n"));
+    a = replaced(json, "\"capture\": {", "\"range\": {");          /* earlier name */
+    b = replaced(a, "\"ranges\": { \"attribution\"", "\"regions\": { \"attribution\""); /* earlier name */
+    old = replaced(b, "\"by_name\": [", "\"ranges\": [");          /* earlier name */
+    free(a);
+    free(b);
+    assert_null(strstr(old, "\"capture\""));
+    assert_null(strstr(old, "\"by_name\""));
+    assert_int_equal(model_read(&back, old, strlen(old), err, sizeof err), 0);
+    for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+        char *want = fixture_render(&m, writers[i]), *got = fixture_render(&back, writers[i]);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+    }
+    model_free(&back);
+    /* An error in such a report names the key it has. */
+    a = replaced(old, "\"regions\": { \"attribution\": \"innermost\"",
+                 "\"regions\": { \"attribution\": 7"); /* earlier name */
+    assert_int_not_equal(model_read(&back, a, strlen(a), err, sizeof err), 0);
+    assert_non_null(strstr(err, "regions.attribution")); /* earlier name */
+    free(a);
+    free(old);
+    free(json);
+    model_free(&m);
 }
 
 static const char merged[] =
@@ -192,6 +267,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_earlier_keys, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_merged),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_deep),

@@ -82,7 +82,7 @@ static char *render(int json)
 
 /* An empty report (no kernels, REPORT_EMPTY_NOTE) is recognised in every format; a report
  * with kernels, or one of no launches with another note, is not. The range fields. */
-static void test_empty_and_range(void **state)
+static void test_empty_and_capture(void **state)
 {
     struct report e = { .version = "9.9.9", .gate = "auto", .note = REPORT_EMPTY_NOTE };
     struct report r = make();
@@ -103,11 +103,11 @@ static void test_empty_and_range(void **state)
     assert_false(report_is_empty(t, strlen(t)));
     free(t);
 
-    r.range = "profiler-api";
-    r.range_starts = 3, r.range_stops = 2, r.ranges = 2, r.range_open = 1;
+    r.capture = "profiler-api";
+    r.capture_starts = 3, r.capture_stops = 2, r.capture_ranges = 2, r.capture_still_open = 1;
     r.kernels[0].outside_range = 7;
     t = render_report(&r, 1);
-    assert_non_null(strstr(t, "\"range\": { \"mode\": \"profiler-api\", \"starts\": 3, "
+    assert_non_null(strstr(t, "\"capture\": { \"mode\": \"profiler-api\", \"starts\": 3, "
                               "\"stops\": 2, \"ranges\": 2, \"open_at_exit\": true },"));
     assert_non_null(strstr(t, "\"outside_range\": 7,"));
     free(t);
@@ -162,8 +162,8 @@ static void writes(void (*fn)(FILE *, const char *), const char *in, const char 
     free(buf);
 }
 
-/* The CSV report: a header of 37 columns, a row per kernel (device "all") under its full
- * name, a row per GPU for big, which ran on two, every line CRLF-ended with 37 fields. */
+/* The CSV report: a header of 38 columns, a row per kernel (device "all") under its full
+ * name, a row per GPU for big, which ran on two, every line CRLF-ended with 38 fields. */
 static void test_csv(void **state)
 {
     char *c = render(2);
@@ -175,8 +175,8 @@ static void test_csv(void **state)
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
     assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
     assert_non_null(strstr(c, ",kernel,1,,,,,,,2,,,,,,6,,66.6666666666666"));
-    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,,,,,\r\n")); /* gpu 1's p50-p99 */
-    assert_non_null(strstr(c, ",bias_us,outside_range,grid,block,shared_bytes\r\n"));
+    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000,,,,,,,,,,\r\n")); /* gpu 1's p50-p99 */
+    assert_non_null(strstr(c, ",bias_us,outside_range,grid,block,shared_bytes,paused\r\n"));
     int lines = 0;
     for (char *l = c; *l; lines++) {
         char *e = strstr(l, "\r\n");
@@ -186,7 +186,7 @@ static void test_csv(void **state)
             quoted ^= *p == '"';
             fields += *p == ',' && !quoted;
         }
-        assert_int_equal(fields, 37);
+        assert_int_equal(fields, 38);
         l = e + 2;
     }
     assert_int_equal(lines, 1 + 3 + 2);
@@ -515,8 +515,8 @@ static void test_shapes(void **state)
     free(t);
     char *c = render_report(&r, 2);
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,,,,,,,7,,,,,,0.69999999999999996,,"));
-    assert_non_null(strstr(c, ",8x1x1,256x1x1,0\r\n"));
-    assert_non_null(strstr(c, ",16x2x1,128x1x1,512\r\n"));
+    assert_non_null(strstr(c, ",8x1x1,256x1x1,0,\r\n"));
+    assert_non_null(strstr(c, ",16x2x1,128x1x1,512,\r\n"));
     free(c);
     /* Past SHAPE_SHOW, the least timed shapes are folded into other, and counted. */
     for (int g = 0; g < SHAPE_SHOW + 1; g++)
@@ -542,10 +542,10 @@ static void test_name_column_many(void **state)
 {
     static struct stats zero[2], one[MANY];
     struct report_kernel *k = calloc(MANY, sizeof *k);
-    struct report_region_row *rr = calloc(MANY, sizeof *rr);
+    struct report_range_row *rr = calloc(MANY, sizeof *rr);
     char *names = malloc((size_t)MANY * 128), *buf = NULL, *p, *e;
     struct report r = make();
-    struct report_region g = { .name = "all", .ranges = 1 };
+    struct report_range g = { .name = "all", .closed = 1 };
     size_t len = 0, nref = 0, row = 0, full = 0;
     struct timespec t0, t1;
     struct rlimit old, lim;
@@ -568,14 +568,14 @@ static void test_name_column_many(void **state)
         }
         k[i] = (struct report_kernel){ n, REPORT_KERNEL, .calls = MANY - i, .per_dev = zero };
         stats_add(&one[i], 1.0);
-        rr[i] = (struct report_region_row){ .mangled = n, .kind = REPORT_KERNEL, .st = one[i] };
+        rr[i] = (struct report_range_row){ .mangled = n, .kind = REPORT_KERNEL, .st = one[i] };
     }
     g.rows = rr;
     g.nrows = MANY;
     r.kernels = k;
     r.nkernels = MANY;
-    r.regions = &g;
-    r.nregions = 1;
+    r.ranges_by_name = &g;
+    r.nranges_by_name = 1;
     /* 30 s of CPU at most: past it SIGXCPU ends this program (a failure), so that a quadratic
      * writer fails here instead of running on for many minutes. */
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
@@ -669,7 +669,7 @@ static void test_control_characters(void **state)
                                          "=cmd|' /C calc'!A0", "c1\xc2\x9b" "2J" };
     struct report_kernel k[5];
     struct report_device d[1] = { { 0, "GPU\nforged", 13000 } };
-    struct report_region g = { .name = "phase\r\nx", .ranges = 1 };
+    struct report_range g = { .name = "phase\r\nx", .closed = 1 };
     const char *argv[] = { "./app", "a\nb" };
     struct report r = make();
     char *t, *c, *line;
@@ -685,8 +685,8 @@ static void test_control_characters(void **state)
     r.argv = argv;
     r.argc = 2;
     r.host = "h\tost";
-    r.regions = &g;
-    r.nregions = 1;
+    r.ranges_by_name = &g;
+    r.nranges_by_name = 1;
     t = render_report(&r, 0);
     assert_non_null(strstr(t, "\ncommand  ./app a\\nb\n"));
     assert_non_null(strstr(t, "\nhost     h\\tost\n"));
@@ -734,7 +734,7 @@ int main(void)
         cmocka_unit_test(test_json_job),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_empty_and_range),
+        cmocka_unit_test(test_empty_and_capture),
         cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_json_utf8),

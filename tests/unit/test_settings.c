@@ -146,9 +146,9 @@ static void test_enum_names(void **state)
     assert_string_equal(gate_mode_name(GATE_ON), "on");
     assert_string_equal(gate_mode_name(GATE_OFF), "off");
     assert_string_equal(report_format_name(FORMAT_CSV), "csv");
-    assert_string_equal(range_mode_name(RANGE_PROFILER_API), "profiler-api");
+    assert_string_equal(capture_mode_name(CAPTURE_PROFILER_API), "profiler-api");
     assert_string_equal(group_mode_name(GROUP_SHAPE), "shape");
-    assert_string_equal(region_mode_name(REGION_OUTERMOST), "outermost");
+    assert_string_equal(range_attribution_name(RANGES_OUTERMOST), "outermost");
     assert_string_equal(log_level_name(LOG_DEBUG), "debug");
 }
 
@@ -322,9 +322,9 @@ static void test_enum_messages(void **state)
                              "true/false, on/off; using auto\n" },
         { "KTIME_LOG", "loud", "ktime: warning: KTIME_LOG='loud' is not one of quiet, warn, "
                                "info, debug; using warn\n" },
-        { "KTIME_RANGE", "some", "ktime: warning: KTIME_RANGE='some' is not one of all, "
+        { "KTIME_CAPTURE", "some", "ktime: warning: KTIME_CAPTURE='some' is not one of all, "
                                  "profiler-api, nvtx:NAME; using all\n" },
-        { "KTIME_RANGE", "NVTX:", "ktime: warning: KTIME_RANGE='NVTX:' names no range "
+        { "KTIME_CAPTURE", "NVTX:", "ktime: warning: KTIME_CAPTURE='NVTX:' names no range "
                                   "(nvtx:NAME); using all\n" },
         { "KTIME_WARMUP", "-1", "ktime: warning: KTIME_WARMUP='-1' is not an integer from 0 to "
                                 "1000000000; using 5\n" },
@@ -358,30 +358,30 @@ static void test_bool_words_in_an_enum(void **state)
     assert_false(config_settings[SETTING_TIMER].bool_words);
 }
 
-/* KTIME_RANGE=nvtx:NAME: the name kept whole (spaces, colons, case), an owned copy. */
+/* KTIME_CAPTURE=nvtx:NAME: the name kept whole (spaces, colons, case), an owned copy. */
 static void test_word_with_parameter(void **state)
 {
     struct config c;
 
-    set_env("KTIME_RANGE", "nvtx:Train: step 2", NULL, NULL);
+    set_env("KTIME_CAPTURE", "nvtx:Train: step 2", NULL, NULL);
     load(&c);
-    assert_int_equal(c.range, RANGE_NVTX);
-    assert_string_equal(c.range_name, "Train: step 2");
-    assert_ptr_not_equal(c.range_name, env_table[1] + 5);
-    assert_string_equal(value_of(&c, SETTING_RANGE), "nvtx:Train: step 2");
+    assert_int_equal(c.capture, CAPTURE_NVTX);
+    assert_string_equal(c.capture_name, "Train: step 2");
+    assert_ptr_not_equal(c.capture_name, env_table[1] + 5);
+    assert_string_equal(value_of(&c, SETTING_CAPTURE), "nvtx:Train: step 2");
     config_free(&c);
-    assert_null(c.range_name);
-    set_env("KTIME_RANGE", "nvtx", NULL, NULL);
+    assert_null(c.capture_name);
+    set_env("KTIME_CAPTURE", "nvtx", NULL, NULL);
     load(&c);
-    one_warning_with("KTIME_RANGE", "is not one of");
-    assert_int_equal(c.range, RANGE_ALL);
-    assert_null(c.range_name);
+    one_warning_with("KTIME_CAPTURE", "is not one of");
+    assert_int_equal(c.capture, CAPTURE_ALL);
+    assert_null(c.capture_name);
     /* Needs the events timer: refused, with the timer's own word. */
-    set_env("KTIME_RANGE", "nvtx:a", "KTIME_TIMER", "both");
+    set_env("KTIME_CAPTURE", "nvtx:a", "KTIME_TIMER", "both");
     load(&c);
-    one_warning_with("KTIME_RANGE", "with KTIME_TIMER=both every launch is timed");
-    assert_int_equal(c.range, RANGE_ALL);
-    assert_string_equal(origin_of(&c, SETTING_RANGE), "default; the environment's value was refused");
+    one_warning_with("KTIME_CAPTURE", "with KTIME_TIMER=both every launch is timed");
+    assert_int_equal(c.capture, CAPTURE_ALL);
+    assert_string_equal(origin_of(&c, SETTING_CAPTURE), "default; the environment's value was refused");
     config_free(&c);
 }
 
@@ -467,7 +467,7 @@ static void test_describe(void **state)
 {
     struct config c;
 
-    set_env("KTIME_RANGE", "profiler-api", "KTIME_LAUNCHER_SET", "option:KTIME_RANGE");
+    set_env("KTIME_CAPTURE", "profiler-api", "KTIME_LAUNCHER_SET", "option:KTIME_CAPTURE");
     load(&c);
     nlines = 0;
     config_describe(&c, collect, NULL);
@@ -478,10 +478,64 @@ static void test_describe(void **state)
         assert_int_equal(lines[id][n], '=');
     }
     assert_string_equal(lines[SETTING_WARMUP], "KTIME_WARMUP=5                  (default)");
-    assert_string_equal(lines[SETTING_RANGE], "KTIME_RANGE=profiler-api        (launcher option)");
+    assert_string_equal(lines[SETTING_CAPTURE], "KTIME_CAPTURE=profiler-api      (launcher option)");
     assert_string_equal(lines[SETTING_OUTPUT],
                         "KTIME_OUTPUT=                   (default: stderr; ktime-HOST-RANK.txt "
                         "per rank in a job of several)");
+    config_free(&c);
+}
+
+/* A setting's earlier name (SETTING_OLD_NAME: KTIME_RANGE of KTIME_CAPTURE, KTIME_REGION of
+ * KTIME_RANGES) is read when the setting is unset, shown as its origin, named in its value's
+ * warning, known, and ignored with a note when the setting is set too. */
+static void test_old_names(void **state)
+{
+    struct config c;
+    char buf[200];
+    int n = 0;
+
+    for (int id = 0; id < CONFIG_NSETTINGS; id++)
+        if (config_settings[id].old_name) {
+            n++;
+            assert_true(config_is_known(config_settings[id].old_name,
+                                        strlen(config_settings[id].old_name)));
+            assert_null(config_find(config_settings[id].old_name,
+                                    strlen(config_settings[id].old_name)));
+        }
+    assert_int_equal(n, 2);
+    assert_string_equal(config_settings[SETTING_CAPTURE].old_name, "KTIME_RANGE"); /* earlier name */
+    assert_string_equal(config_settings[SETTING_RANGES].old_name, "KTIME_REGION"); /* earlier name */
+
+    set_env("KTIME_RANGE", "nvtx:step", "KTIME_REGION", "outermost"); /* earlier names */
+    load(&c);
+    assert_string_equal(captured, "");
+    assert_int_equal(c.capture, CAPTURE_NVTX);
+    assert_string_equal(c.capture_name, "step");
+    assert_int_equal(c.range_attribution, RANGES_OUTERMOST);
+    assert_int_equal(CONFIG_ORIGIN(&c, SETTING_CAPTURE), ORIGIN_OLD_NAME);
+    assert_string_equal(config_origin_text(&c, SETTING_CAPTURE, buf, sizeof buf),
+                        "KTIME_RANGE, the earlier name of KTIME_CAPTURE");
+    assert_string_equal(config_origin_text(&c, SETTING_RANGES, buf, sizeof buf),
+                        "KTIME_REGION, the earlier name of KTIME_RANGES");
+    config_free(&c);
+
+    set_env("KTIME_CAPTURE", "profiler-api", "KTIME_RANGE", "nvtx:step"); /* earlier name */
+    load(&c);
+    assert_string_equal(captured, "ktime: KTIME_CAPTURE and KTIME_RANGE (its earlier name) are "
+                                  "both set; KTIME_CAPTURE=profiler-api is used\n");
+    assert_int_equal(c.capture, CAPTURE_PROFILER_API);
+    assert_int_equal(CONFIG_ORIGIN(&c, SETTING_CAPTURE), ORIGIN_ENV);
+    assert_null(c.capture_name);
+    config_free(&c);
+
+    set_env("KTIME_REGION", "middle", NULL, NULL); /* earlier name */
+    load(&c);
+    assert_string_equal(captured, /* KTIME_REGION, an earlier name, named in its warning */
+                        "ktime: warning: KTIME_REGION='middle' is not one of " /* earlier name */
+                        "innermost, outermost; using innermost\n");
+    assert_int_equal(c.range_attribution, RANGES_INNERMOST);
+    assert_string_equal(config_origin_text(&c, SETTING_RANGES, buf, sizeof buf),
+                        "default; KTIME_REGION's value was refused"); /* earlier name */
     config_free(&c);
 }
 
@@ -534,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_origins),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_old_names),
         cmocka_unit_test(test_dump),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

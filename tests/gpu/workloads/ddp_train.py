@@ -1,9 +1,12 @@
 """A PyTorch DDP training loop for torchrun (NCCL): an MLP, forward, backward (DDP's gradient
 all-reduce), SGD step; 30 iterations on each rank's GPU. Rank 0 prints the final loss.
 
-usage: torchrun --standalone --nproc-per-node 2 ddp_train.py [--iters N]
+usage: torchrun --standalone --nproc-per-node 2 ddp_train.py [--iters N] [--mark DIR]
 With DDP_BACKEND=gloo (a machine of one GPU, where NCCL cannot put two ranks on one device),
 the ranks share GPU 0 and all-reduce through gloo.
+--mark DIR (live_kill.py): each iteration also launches one spin kernel (torch.cuda._sleep),
+and every 10 iterations, once the GPU is done with them, the rank writes how many it made to
+DIR/mark-RANK (replaced whole); --iters 0 then runs until it is killed.
 """
 import argparse
 import os
@@ -19,6 +22,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--mark")
     a = ap.parse_args()
     rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     local = local % torch.cuda.device_count()
@@ -31,13 +35,23 @@ def main():
     ddp = DDP(model, device_ids=[local])
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     g = torch.Generator(device="cuda").manual_seed(rank)
-    for _ in range(a.iters):
+    it = 0
+    while it < a.iters or (a.mark and a.iters == 0):
         x = torch.randn(256, 512, device="cuda", generator=g)
         y = torch.randint(0, 10, (256,), device="cuda", generator=g)
         loss = torch.nn.functional.cross_entropy(ddp(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        it += 1
+        if a.mark:
+            torch.cuda._sleep(1000)  # one spin kernel per iteration: a count to check
+            if it % 10 == 0:
+                torch.cuda.synchronize()
+                tmp = os.path.join(a.mark, ".mark-%d" % rank)
+                with open(tmp, "w") as f:
+                    f.write("%d\n" % it)
+                os.replace(tmp, os.path.join(a.mark, "mark-%d" % rank))
     torch.cuda.synchronize()
     if rank == 0:
         print("ddp loss %.4f" % float(loss))

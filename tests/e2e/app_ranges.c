@@ -1,8 +1,8 @@
-/* app_regions.c - the program's own phases, for ktime's ranges (issue 13): linked with -lktime
+/* app_ranges.c - the program's own phases, for ktime's ranges (issue 13): linked with -lktime
  * (ktime_range_push/pop) and the fake driver, with NVTX v3 compiled in (header-only: its calls
  * reach a tool only when NVTX_INJECTION64_PATH names one).
  *
- * usage: app_regions [--nvtx | --domain] [--extra-pop] [--threads] ITERATIONS
+ * usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] ITERATIONS
  *   Each iteration:  push "step"
  *                      push "forward":  k_fwd (100 us) twice;  pop
  *                      push "backward": k_bwd (200 us);        pop
@@ -29,7 +29,7 @@
 #include "ktime.h"
 
 #define CK(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { \
-    fprintf(stderr, "app_regions: %s failed: %d\n", #x, (int)r_); return 1; } } while (0)
+    fprintf(stderr, "app_ranges: %s failed: %d\n", #x, (int)r_); return 1; } } while (0)
 
 enum { API, NVTX, DOMAIN };
 static int how = API;
@@ -105,12 +105,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--extra-pop")) extra_pop = 1;
         else if (!strcmp(argv[a], "--threads")) threads = 1;
         else {
-            fprintf(stderr, "app_regions: unknown option %s\n", argv[a]);
+            fprintf(stderr, "app_ranges: unknown option %s\n", argv[a]);
             return 2;
         }
     }
     if (a + 1 != argc) {
-        fprintf(stderr, "usage: app_regions [--nvtx | --domain] [--extra-pop] [--threads] "
+        fprintf(stderr, "usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] "
                         "ITERATIONS\n");
         return 2;
     }

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""KTIME_RANGE=profiler-api on a real GPU (issue 15): a small PyTorch loop marks part of its
+"""KTIME_CAPTURE=profiler-api on a real GPU (issue 15): a small PyTorch loop marks part of its
 work with torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop, which call the driver's
-cuProfilerStart/Stop); under libktime with KTIME_RANGE=profiler-api and a JSON report, the
+cuProfilerStart/Stop); under libktime with KTIME_CAPTURE=profiler-api and a JSON report, the
 kernels launched inside are timed and those outside counted as outside the range.
 
-usage: range.py --lib LIB [--out DIR]
+usage: capture_range.py --lib LIB [--out DIR]
 
 The workload: 60 x.add_(1) before the range, then inside it 30 x.add_(1) and 20 x.mul_(2),
 then 40 x.add_(1) after. Checks, on the JSON report: one range (1 start, 1 stop, closed at
@@ -54,17 +54,17 @@ def main():
     try:
         import torch  # noqa: F401
     except ImportError:
-        print("range.py: SKIP (no torch)")
+        print("capture_range.py: SKIP (no torch)")
         return 77
     if not shutil.which("nvidia-smi") or \
             subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("range.py: SKIP (no GPU)")
+        print("capture_range.py: SKIP (no GPU)")
         return 77
     out = a.out or tempfile.mkdtemp(prefix="ktime-range-")
     os.makedirs(out, exist_ok=True)
     report = os.path.join(out, "range.json")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KTIME_") and k != "LD_PRELOAD"}
-    env.update({"LD_PRELOAD": os.path.abspath(a.lib), "KTIME_RANGE": "profiler-api",
+    env.update({"LD_PRELOAD": os.path.abspath(a.lib), "KTIME_CAPTURE": "profiler-api",
                 "KTIME_WARMUP": "5", "KTIME_OUTPUT": report})
     p = subprocess.run([sys.executable, "-c", WORKLOAD], env=env, capture_output=True, text=True,
                        timeout=300)
@@ -75,12 +75,12 @@ def main():
         with open(report) as f:
             r = json.load(f)
     except (OSError, ValueError) as e:
-        print(f"range.py: FAIL (no report: {e}; {'; '.join(bad)})")
+        print(f"capture_range.py: FAIL (no report: {e}; {'; '.join(bad)})")
         return 1
-    rng = r.get("range") or {}
+    rng = r.get("capture") or {}
     if (rng.get("starts"), rng.get("stops"), rng.get("ranges"), rng.get("open_at_exit")) != \
             (1, 1, 1, False):
-        bad.append(f"range {rng}, want 1 start, 1 stop, 1 range, closed")
+        bad.append(f"capture {rng}, want 1 start, 1 stop, 1 range, closed")
     for k in r.get("kernels", []):
         s = sum(k.get(b, 0) for b in BUCKETS)
         if s != k["calls"]:
@@ -105,9 +105,9 @@ def main():
             bad.append(f"mul: warmup {k['warmup_skipped']}, timed {k['timed']}, outside "
                        f"{k['outside_range']}; want 5, 15 inside, 0 outside")
     if bad:
-        print("range.py: FAIL (" + "; ".join(bad) + f"; report {report})")
+        print("capture_range.py: FAIL (" + "; ".join(bad) + f"; report {report})")
         return 1
-    print(f"range.py: PASS (1 range; add 30 inside timed, 95 outside; mul 15 timed; report {report})")
+    print(f"capture_range.py: PASS (1 range; add 30 inside timed, 95 outside; mul 15 timed; report {report})")
     return 0
 
 

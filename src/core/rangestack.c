@@ -1,31 +1,31 @@
-/* region.c - named ranges (NVTX, ktime_range_push/pop) and the launches' attribution to them. */
+/* rangestack.c - named ranges (NVTX, ktime_range_push/pop) and the launches' attribution to them. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
-#include "region.h"
+#include "rangestack.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct region_stats region_stats;
-void (*_Atomic region_watch)(uint32_t id, uint64_t open_now, bool push);
+struct range_stats range_stats;
+void (*_Atomic range_watch)(uint32_t id, uint64_t open_now, bool push);
 
-/* slots[REGION_SLOTS] is the overflow entry. */
-static struct region_entry slots[REGION_SLOTS + 1];
+/* slots[RANGE_SLOTS] is the overflow entry. */
+static struct range_entry slots[RANGE_SLOTS + 1];
 static _Atomic int outermost;
 /* The name of a slot whose name could not be copied (out of memory). */
 static char no_name[] = "(out of memory)";
 
-struct region_stack {
-    uint32_t depth;                 /* ranges open, deeper than REGION_DEPTH included */
-    uint16_t id[REGION_DEPTH];      /* 1-based ids of the first REGION_DEPTH */
-    uint64_t t0[REGION_DEPTH];      /* their push times, CLOCK_MONOTONIC ns */
+struct range_stack {
+    uint32_t depth;                 /* ranges open, deeper than RANGE_DEPTH included */
+    uint16_t id[RANGE_DEPTH];       /* 1-based ids of the first RANGE_DEPTH */
+    uint64_t t0[RANGE_DEPTH];       /* their push times, CLOCK_MONOTONIC ns */
 };
 
-static __thread struct region_stack stack __attribute__((tls_model("initial-exec")));
+static __thread struct range_stack stack __attribute__((tls_model("initial-exec")));
 
-_Static_assert(REGION_SLOTS + 1 <= UINT16_MAX, "region ids fit 16 bits");
+_Static_assert(RANGE_SLOTS + 1 <= UINT16_MAX, "range ids fit 16 bits");
 
-void region_set_outermost(bool on)
+void range_set_outermost(bool on)
 {
     atomic_store(&outermost, on);
 }
@@ -48,7 +48,7 @@ static uint64_t hash_of(const char *s)
     return h ? h : 1;
 }
 
-uint32_t region_intern(const char *name)
+uint32_t range_intern(const char *name)
 {
     uint64_t h;
     uint32_t i;
@@ -56,11 +56,11 @@ uint32_t region_intern(const char *name)
     if (!name)
         name = "(unnamed)";
     h = hash_of(name);
-    for (uint32_t probe = 0; probe < REGION_SLOTS; probe++) {
-        i = (uint32_t)(h + probe) & (REGION_SLOTS - 1);
+    for (uint32_t probe = 0; probe < RANGE_SLOTS; probe++) {
+        i = (uint32_t)(h + probe) & (RANGE_SLOTS - 1);
         uint64_t cur = atomic_load_explicit(&slots[i].hash, memory_order_acquire);
         if (cur == 0) {
-            if (atomic_load_explicit(&region_stats.names, memory_order_relaxed) >= REGION_MAX)
+            if (atomic_load_explicit(&range_stats.names, memory_order_relaxed) >= RANGE_MAX)
                 break;
             if (!atomic_compare_exchange_strong(&slots[i].hash, &cur, h)) {
                 if (cur != h)
@@ -74,7 +74,7 @@ uint32_t region_intern(const char *name)
                     return 0;
                 }
                 atomic_store_explicit(&slots[i].name, copy, memory_order_release);
-                atomic_fetch_add(&region_stats.names, 1);
+                atomic_fetch_add(&range_stats.names, 1);
                 return i + 1;
             }
         }
@@ -87,45 +87,45 @@ uint32_t region_intern(const char *name)
                 return i + 1;
         }
     }
-    return REGION_OTHER + 1;
+    return RANGE_OTHER + 1;
 }
 
 static void watch(uint32_t id, uint64_t open_now, bool push)
 {
-    void (*w)(uint32_t, uint64_t, bool) = atomic_load_explicit(&region_watch, memory_order_acquire);
+    void (*w)(uint32_t, uint64_t, bool) = atomic_load_explicit(&range_watch, memory_order_acquire);
 
     if (w)
         w(id, open_now, push);
 }
 
-void region_push_id(uint32_t id)
+void range_push_id(uint32_t id)
 {
-    struct region_stack *s = &stack;
+    struct range_stack *s = &stack;
 
-    atomic_fetch_add_explicit(&region_stats.pushes, 1, memory_order_relaxed);
-    if (s->depth < REGION_DEPTH) {
+    atomic_fetch_add_explicit(&range_stats.pushes, 1, memory_order_relaxed);
+    if (s->depth < RANGE_DEPTH) {
         s->id[s->depth] = (uint16_t)id;
         s->t0[s->depth] = now_ns();
         if (id)
             watch(id, atomic_fetch_add_explicit(&slots[id - 1].open, 1, memory_order_relaxed) + 1,
                   true);
     } else {
-        atomic_fetch_add_explicit(&region_stats.too_deep, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&range_stats.too_deep, 1, memory_order_relaxed);
     }
     s->depth++;
 }
 
-bool region_pop(void)
+bool range_pop(void)
 {
-    struct region_stack *s = &stack;
+    struct range_stack *s = &stack;
 
     if (s->depth == 0) {
-        atomic_fetch_add_explicit(&region_stats.unmatched_pops, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&range_stats.unmatched_pops, 1, memory_order_relaxed);
         return false;
     }
     s->depth--;
-    if (s->depth < REGION_DEPTH && s->id[s->depth]) {
-        struct region_entry *e = &slots[s->id[s->depth] - 1];
+    if (s->depth < RANGE_DEPTH && s->id[s->depth]) {
+        struct range_entry *e = &slots[s->id[s->depth] - 1];
         atomic_fetch_add_explicit(&e->wall_ns, now_ns() - s->t0[s->depth], memory_order_relaxed);
         atomic_fetch_add_explicit(&e->pushes, 1, memory_order_relaxed);
         watch(s->id[s->depth], atomic_fetch_sub_explicit(&e->open, 1, memory_order_relaxed) - 1,
@@ -134,42 +134,42 @@ bool region_pop(void)
     return true;
 }
 
-uint32_t region_current(void)
+uint32_t range_current(void)
 {
-    const struct region_stack *s = &stack;
-    uint32_t d = s->depth < REGION_DEPTH ? s->depth : REGION_DEPTH;
+    const struct range_stack *s = &stack;
+    uint32_t d = s->depth < RANGE_DEPTH ? s->depth : RANGE_DEPTH;
 
     if (d == 0)
         return 0;
     return atomic_load_explicit(&outermost, memory_order_relaxed) ? s->id[0] : s->id[d - 1];
 }
 
-const struct region_entry *region_entry_of(uint32_t id)
+const struct range_entry *range_entry_of(uint32_t id)
 {
-    return id >= 1 && id <= REGION_SLOTS + 1 ? &slots[id - 1] : NULL;
+    return id >= 1 && id <= RANGE_SLOTS + 1 ? &slots[id - 1] : NULL;
 }
 
-const char *region_name(uint32_t id)
+const char *range_name_of(uint32_t id)
 {
-    if (id == REGION_OTHER + 1)
+    if (id == RANGE_OTHER + 1)
         return "(other ranges)";
-    const struct region_entry *e = region_entry_of(id);
+    const struct range_entry *e = range_entry_of(id);
     return e ? e->name : NULL;
 }
 
-bool region_any(void)
+bool range_any(void)
 {
-    return atomic_load_explicit(&region_stats.pushes, memory_order_relaxed) > 0;
+    return atomic_load_explicit(&range_stats.pushes, memory_order_relaxed) > 0;
 }
 
 static _Atomic int nvtx_tool;
 
-void region_note_nvtx_tool(void)
+void range_note_nvtx_tool(void)
 {
     atomic_store(&nvtx_tool, 1);
 }
 
-bool region_nvtx_tool(void)
+bool range_nvtx_tool(void)
 {
     return atomic_load(&nvtx_tool);
 }

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Ranges on a real GPU (issue 13): a PyTorch loop marks its phases with torch.cuda.nvtx
 (range_push/range_pop, NVTX through libktime as NVTX's tool, KTIME_NVTX=1) and, in a second
-run, with ktime_range_push/pop called through ctypes; KTIME_RANGE=nvtx:backward in a third;
+run, with ktime_range_push/pop called through ctypes; KTIME_CAPTURE=nvtx:backward in a third;
 and, where the nvtx package is installed, with nvtx.annotate in a domain of its own.
 
-usage: regions.py --lib LIB [--out DIR]
+usage: ranges.py --lib LIB [--out DIR]
 
 The workload, 40 iterations: range "step" { range "forward" { 3 x.mul_(2) }  range "backward"
 { 2 x.add_(1) }  1 x.sqrt_() }, then 1 x.neg_() outside every range (four distinct kernels).
 Checks, on each JSON report: ranges forward, backward and step closed 40 times, each with wall
 time; every mul sample in forward, every add sample in backward, every sqrt sample in step,
 every neg sample outside every range (the kernels' timed counts in their ranges equal their rows' timed); the
-NVTX run says ktime is NVTX's tool. With KTIME_RANGE=nvtx:backward only the add kernel is timed
+NVTX run says ktime is NVTX's tool. With KTIME_CAPTURE=nvtx:backward only the add kernel is timed
 (the others counted outside the range). Prints one "ok"/"not ok" line per check and a summary;
 exits 0 or 1, and 77 without torch or a GPU.
 """
@@ -83,20 +83,20 @@ def main():
     try:
         import torch  # noqa: F401
     except ImportError:
-        print("regions.py: SKIP (no torch)")
+        print("ranges.py: SKIP (no torch)")
         return 77
     if not shutil.which("nvidia-smi") or \
             subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("regions.py: SKIP (no GPU)")
+        print("ranges.py: SKIP (no GPU)")
         return 77
-    out = a.out or tempfile.mkdtemp(prefix="ktime-regions-")
+    out = a.out or tempfile.mkdtemp(prefix="ktime-ranges-")
     os.makedirs(out, exist_ok=True)
     lib = os.path.abspath(a.lib)
     script = os.path.join(out, "workload.py")
     with open(script, "w") as f:
         f.write(WORKLOAD)
     runs = [("nvtx", "nvtx", {"KTIME_NVTX": "1"}), ("api", "api", {}),
-            ("range", "nvtx", {"KTIME_NVTX": "1", "KTIME_RANGE": "nvtx:backward"})]
+            ("capture", "nvtx", {"KTIME_NVTX": "1", "KTIME_CAPTURE": "nvtx:backward"})]
     try:
         import nvtx  # noqa: F401
         runs.append(("annotate", "annotate", {"KTIME_NVTX": "1"}))
@@ -122,11 +122,11 @@ def main():
         rep = reps.get(label)
         if not rep:
             continue
-        rg = rep.get("regions")
+        rg = rep.get("ranges")
         if not isinstance(rg, dict):
             check(False, "%s: the report has ranges" % label)
             continue
-        by = {g["name"]: g for g in rg["ranges"]}
+        by = {g["name"]: g for g in rg["by_name"]}
         check(all(by.get(r, {}).get("closed") == 40 and by[r].get("wall_ms", 0) > 0
                   for r in ("step", "forward", "backward")),
               "%s: step, forward, backward closed 40 times each, with wall time (%s)"
@@ -137,24 +137,24 @@ def main():
             k = kernel_with(rep, word)
             g = by.get(rname)
             inside = [x for x in (g or {}).get("kernels", []) if k and x["mangled"] == k["mangled"]]
-            elsewhere = sum(x["timed"] for gg in rg["ranges"] if gg is not g
+            elsewhere = sum(x["timed"] for gg in rg["by_name"] if gg is not g
                             for x in gg.get("kernels", []) if k and x["mangled"] == k["mangled"])
             ok = bool(k) and len(inside) == 1 and inside[0]["timed"] == k["timed"] > 0 and elsewhere == 0
             check(ok, "%s: every %s sample under %s (%s of %s timed; %d elsewhere)"
                   % (label, word, rname or "no range", inside[0]["timed"] if inside else None,
                      k["timed"] if k else None, elsewhere))
     if reps.get("nvtx"):
-        check((reps["nvtx"].get("regions") or {}).get("nvtx", "").startswith("ktime is NVTX's tool"),
-              "nvtx: ktime is NVTX's tool (%r)" % (reps["nvtx"].get("regions") or {}).get("nvtx"))
-    rep = reps.get("range")
+        check((reps["nvtx"].get("ranges") or {}).get("nvtx", "").startswith("ktime is NVTX's tool"),
+              "nvtx: ktime is NVTX's tool (%r)" % (reps["nvtx"].get("ranges") or {}).get("nvtx"))
+    rep = reps.get("capture")
     if rep:
         add, mul = kernel_with(rep, "_add"), kernel_with(rep, "mulfunctor")
-        rgm = rep.get("range") or {}
+        rgm = rep.get("capture") or {}
         check(bool(add) and add["timed"] > 0 and add["outside_range"] == 0 and bool(mul) and
               mul["timed"] == 0 and mul["outside_range"] > 0 and rgm.get("ranges") == 40,
-              "KTIME_RANGE=nvtx:backward: add timed (%s), mul only outside the range (%s), %s ranges"
+              "KTIME_CAPTURE=nvtx:backward: add timed (%s), mul only outside the range (%s), %s ranges"
               % (add and add["timed"], mul and mul["outside_range"], rgm.get("ranges")))
-    print("regions.py: %d checks, %d failed" % (n, fails))
+    print("ranges.py: %d checks, %d failed" % (n, fails))
     return 1 if fails else 0
 
 
