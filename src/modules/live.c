@@ -57,13 +57,14 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
-/* tmpl expanded for process pid, anchored in the directory the program started in. */
-static int expand(const char *tmpl, long pid, char *path, size_t size)
+/* tmpl, the value of setting, expanded for process pid, anchored in the directory the program
+ * started in. */
+static int expand(const char *setting, const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
 
-    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
-                           size, env_get);
+    return outpath_resolve(setting, tmpl, kt.start_dir, pid,
+                           outpath_hostname(host, sizeof host), path, size, env_get);
 }
 
 static void stamp(struct report *r, bool final)
@@ -100,7 +101,7 @@ static int write_report_file(struct report *r, const char *tmpl, enum report_for
     const char *why = NULL;
     int rc;
 
-    if (expand(tmpl, r->pid, path, sizeof path) != 0) {
+    if (expand(what, tmpl, r->pid, path, sizeof path) != 0) {
         say_once(bit, what, tmpl, "is too long once expanded");
         return -1;
     }
@@ -128,7 +129,7 @@ static int write_prom(struct report *r, char *done, size_t n)
     const char *why = NULL;
     int rc;
 
-    if (expand(kt.cfg.prom, r->pid, path, sizeof path) != 0) {
+    if (expand("KTIME_PROM", kt.cfg.prom, r->pid, path, sizeof path) != 0) {
         say_once(SAID_PROM, "KTIME_PROM", kt.cfg.prom, "is too long once expanded");
         return -1;
     }
@@ -165,7 +166,7 @@ static int write_series(struct report *r, char *done, size_t n)
 
     if (L.series_fd == -2)
         return -1;
-    if (expand(kt.cfg.series, r->pid, path, sizeof path) != 0) {
+    if (expand("KTIME_SERIES", kt.cfg.series, r->pid, path, sizeof path) != 0) {
         say_once(SAID_SERIES, "KTIME_SERIES", kt.cfg.series, "is too long once expanded");
         L.series_fd = -2;
         return -1;
