@@ -494,20 +494,27 @@ int output_write(struct output *o, const void *buf, size_t n, long timeout_ms)
     return -1;
 }
 
-int output_close(struct output *o, bool write_failed, const char **why)
+/* Flushes and closes o's stream: 0, or the first error (EIO for a write the caller saw fail). */
+static int close_stream(struct output *o, bool write_failed)
 {
     int err = 0;
 
-    if (!o->f)
-        return -1;
     if (fflush(o->f) != 0 || ferror(o->f))
         err = errno ? errno : EIO;
     if (fclose(o->f) != 0 && !err)
         err = errno ? errno : EIO;
     o->f = NULL;
     o->fd = -1;
-    if (write_failed && !err)
-        err = EIO;
+    return write_failed && !err ? EIO : err;
+}
+
+int output_close(struct output *o, bool write_failed, const char **why)
+{
+    int err;
+
+    if (!o->f)
+        return -1;
+    err = close_stream(o, write_failed);
     if (!err && o->replace && rename(o->tmp, o->dest) != 0)
         err = errno;
     if (err && o->replace)
@@ -586,17 +593,11 @@ static int place_new(const char *tmp, const char *dest)
 
 int output_close_new(struct output *o, bool write_failed, const char **why)
 {
-    int err = 0;
+    int err;
 
     if (!o->f)
         return -1;
-    if (fflush(o->f) != 0 || ferror(o->f))
-        err = errno ? errno : EIO;
-    if (fclose(o->f) != 0 && !err)
-        err = errno ? errno : EIO;
-    o->f = NULL;
-    if (write_failed && !err)
-        err = EIO;
+    err = close_stream(o, write_failed);
     if (err) {
         unlink(o->replace ? o->tmp : o->dest); /* a file made in place is this call's own */
         *why = strerror(err);
