@@ -310,6 +310,19 @@ static void live_first_launch(void)
         log_warn("could not start the drain thread (%s); no snapshots", strerror(err));
 }
 
+/* KTIME_INTERVAL with nowhere to write a snapshot: said once, at the first tick or, when the
+ * run ended before one, at exit. Holding L.mu (or at exit without it: no tick runs then). */
+static void warn_nowhere(const char *report_template)
+{
+    if (kt.cfg.interval_s > 0 && !live_can_snapshot(report_template) &&
+        !(L.said & SAID_NOWHERE)) {
+        L.said |= SAID_NOWHERE;
+        log_warn("KTIME_INTERVAL=%ld: the report goes to stderr at exit, so there is "
+                 "nothing to write snapshots to (set KTIME_OUTPUT to a file, or KTIME_PROM "
+                 "or KTIME_SERIES)", kt.cfg.interval_s);
+    }
+}
+
 /* KTIME_INTERVAL: a snapshot when one is due. */
 static void live_tick(const struct module_tick *t)
 {
@@ -320,13 +333,7 @@ static void live_tick(const struct module_tick *t)
     if (!L.closed && !L.started) {
         L.started = true;
         every_init(&L.snap, (double)kt.cfg.interval_s * 1000.0, t->now_ms);
-        if (kt.cfg.interval_s > 0 && !live_can_snapshot(t->report_template) &&
-            !(L.said & SAID_NOWHERE)) {
-            L.said |= SAID_NOWHERE;
-            log_warn("KTIME_INTERVAL=%ld: the report goes to stderr at exit, so there is "
-                     "nothing to write snapshots to (set KTIME_OUTPUT to a file, or KTIME_PROM "
-                     "or KTIME_SERIES)", kt.cfg.interval_s);
-        }
+        warn_nowhere(t->report_template);
     }
     if (!L.closed && every_due(&L.snap, t->now_ms) && live_can_snapshot(t->report_template))
         snapshot(t, files, sizeof files);
@@ -370,6 +377,8 @@ static void live_stop(struct module_end *e)
     bool locked = lock_within(e->stopped ? 0 : e->budget_ms(kt.cfg.exit_wait_ms));
 
     L.closed = true; /* read by a tick under the lock: it sees it next time */
+    if (locked && !L.started)
+        warn_nowhere(e->report_template); /* the run ended before the first tick */
     if (locked)
         pthread_mutex_unlock(&L.mu);
 }
