@@ -23,6 +23,10 @@ struct parser {
     const char *p, *start, *end;
     int depth;
     bool failed;
+    /* the members of the containers open, innermost last (parse_container) */
+    struct jv *stack;
+    const char **stack_keys;
+    size_t nstack, capstack;
 };
 
 static void *jalloc(struct parser *ps, size_t n)
@@ -232,7 +236,10 @@ static const char *parse_string(struct parser *ps, size_t *len)
         }
         unsigned char c = (unsigned char)*ps->p;
         size_t k;
-        if (c == '"') {
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            out[n++] = (char)c; /* the common case: plain ASCII */
+            ps->p++;
+        } else if (c == '"') {
             ps->p++;
             out[n] = '\0';
             *len = n;
@@ -261,14 +268,80 @@ static bool digit(const struct parser *ps, const char *q)
     return q < ps->end && *q >= '0' && *q <= '9';
 }
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+static int bits128(u128 x)
+{
+    uint64_t hi = (uint64_t)(x >> 64);
+
+    return hi ? 128 - __builtin_clzll(hi) : (uint64_t)x ? 64 - __builtin_clzll((uint64_t)x) : 0;
+}
+
+/* x * 2^shift, rounded to the nearest double (ties to even); sticky: bits below x that are
+ * not zero. */
+static double round128(u128 x, int shift, bool sticky)
+{
+    int k = bits128(x) - 53;
+    uint64_t mant;
+
+    if (k <= 0)
+        return ldexp((double)(uint64_t)x, shift); /* exact: sticky is never set here */
+    mant = (uint64_t)(x >> k);
+    u128 rest = x & (((u128)1 << k) - 1), half = (u128)1 << (k - 1);
+    if (rest > half || (rest == half && (sticky || (mant & 1)))) {
+        if (++mant == (uint64_t)1 << 53) {
+            mant >>= 1;
+            k++;
+        }
+    }
+    return ldexp((double)mant, k + shift);
+}
+
+/* The double nearest to m * 10^e10, computed exactly in 128 bits where that is possible
+ * (m < 10^19, -21 <= e10 <= 19: every number the library writes with %.17g from 1e-5 up).
+ * Returns false elsewhere (the caller asks strtod). */
+static bool decimal_to_double(uint64_t m, int e10, double *out)
+{
+    u128 p10 = 1;
+
+    if (m == 0) {
+        *out = 0.0;
+        return true;
+    }
+    if (e10 > 19 || e10 < -21)
+        return false;
+    for (int i = 0; i < (e10 < 0 ? -e10 : e10); i++)
+        p10 *= 10;
+    if (e10 >= 0) {
+        *out = round128((u128)m * p10, 0, false);
+        return true;
+    }
+    /* m / 10^-e10: m shifted to the top of 127 bits, divided; the quotient keeps at least 54
+     * bits (10^21 < 2^70), the remainder says whether anything was cut off. */
+    int s = 127 - bits128(m);
+    u128 n = (u128)m << s;
+    *out = round128(n / p10, -s, n % p10 != 0);
+    return true;
+}
+#else
+static bool decimal_to_double(uint64_t m, int e10, double *out)
+{
+    return false;
+}
+#endif
+
 static void parse_number(struct parser *ps, struct jv *v)
 {
     const char *q = ps->p;
     char buf[400];
-    bool integer = true;
+    bool integer = true, neg = false, exact = true;
+    uint64_t m = 0;
+    int sig = 0, e10 = 0;
+    long ex = 0;
 
     if (*q == '-')
-        q++;
+        q++, neg = true;
     /* An error is placed where the number went wrong (at the end: truncated). */
     if (!digit(ps, q)) {
         ps->p = q;
@@ -280,8 +353,15 @@ static void parse_number(struct parser *ps, struct jv *v)
         fail(ps, "a number starts with 0 and another digit");
         return;
     }
-    while (digit(ps, q))
-        q++;
+    /* The significant digits into m (19 at most: then exact is false and strtod decides). */
+    for (; digit(ps, q); q++) {
+        if (sig < 19) {
+            m = m * 10 + (uint64_t)(*q - '0');
+            sig += m != 0;
+        } else {
+            exact = false;
+        }
+    }
     if (q < ps->end && *q == '.') {
         integer = false;
         if (!digit(ps, ++q)) {
@@ -289,40 +369,58 @@ static void parse_number(struct parser *ps, struct jv *v)
             fail(ps, "a number has no digits after its point");
             return;
         }
-        while (digit(ps, q))
-            q++;
+        for (; digit(ps, q); q++) {
+            if (sig < 19) {
+                m = m * 10 + (uint64_t)(*q - '0');
+                sig += m != 0;
+                e10--;
+            } else if (*q != '0') {
+                exact = false;
+            }
+        }
     }
     if (q < ps->end && (*q == 'e' || *q == 'E')) {
+        bool eneg = false;
         integer = false;
         q++;
         if (q < ps->end && (*q == '+' || *q == '-'))
-            q++;
+            eneg = *q++ == '-';
         if (!digit(ps, q)) {
             ps->p = q;
             fail(ps, "a number has no digits in its exponent");
             return;
         }
-        while (digit(ps, q))
-            q++;
+        for (; digit(ps, q); q++)
+            if (ex < 100000)
+                ex = ex * 10 + (*q - '0');
+        e10 += (int)(eneg ? -ex : ex);
     }
     if ((size_t)(q - ps->p) >= sizeof buf) {
         fail(ps, "a number of more than %zu characters", sizeof buf - 1);
         return;
     }
-    memcpy(buf, ps->p, (size_t)(q - ps->p));
-    buf[q - ps->p] = '\0';
     v->type = JV_NUMBER;
-    errno = 0;
-    v->num = strtod(buf, NULL);
-    if (!isfinite(v->num)) {
-        fail(ps, "a number too large for a double");
-        return;
-    }
-    if (integer && buf[0] != '-') {
-        errno = 0;
-        unsigned long long u = strtoull(buf, NULL, 10);
-        v->is_count = errno == 0;
-        v->count = u;
+    if (!exact || !decimal_to_double(m, e10, &v->num)) {
+        memcpy(buf, ps->p, (size_t)(q - ps->p));
+        buf[q - ps->p] = '\0';
+        v->num = strtod(buf, NULL);
+        if (!isfinite(v->num)) {
+            fail(ps, "a number too large for a double");
+            return;
+        }
+        if (integer && !neg) {
+            errno = 0;
+            unsigned long long u = strtoull(buf, NULL, 10);
+            v->is_count = errno == 0;
+            v->count = u;
+        }
+    } else {
+        if (neg)
+            v->num = -v->num;
+        if (integer && !neg) {
+            v->is_count = true;
+            v->count = m;
+        }
     }
     ps->p = q;
 }
@@ -356,54 +454,51 @@ static void parse_word(struct parser *ps, struct jv *v)
 
 /* ---- containers ---- */
 
-/* A growing list of members while a container is read. */
-struct members {
-    struct jv *items;
-    const char **keys;
-    size_t n, cap;
-};
-
-static bool grow(struct parser *ps, struct members *m, bool keys)
+/* Room for one more member on the parser's stack of the members of the containers being
+ * read (one stack for the whole document, so that a container costs no allocation of its
+ * own until it is complete). */
+static bool stack_grow(struct parser *ps)
 {
-    if (m->n < m->cap)
+    if (ps->nstack < ps->capstack)
         return true;
-    size_t cap = m->cap ? 2 * m->cap : 8;
-    struct jv *items = realloc(m->items, cap * sizeof *items);
+    size_t cap = ps->capstack ? 2 * ps->capstack : 256;
+    struct jv *items = realloc(ps->stack, cap * sizeof *items);
     if (items)
-        m->items = items;
-    const char **k = keys ? realloc(m->keys, cap * sizeof *k) : NULL;
-    if (k)
-        m->keys = k;
-    if (!items || (keys && !k)) {
+        ps->stack = items;
+    const char **keys = realloc(ps->stack_keys, cap * sizeof *keys);
+    if (keys)
+        ps->stack_keys = keys;
+    if (!items || !keys) {
         out_of_memory(ps);
         return false;
     }
-    m->cap = cap;
+    ps->capstack = cap;
     return true;
 }
 
-/* Moves the members into the arena, as v's. */
-static void settle(struct parser *ps, struct jv *v, struct members *m)
+/* Moves the members from base up off the stack into the arena, as v's. */
+static void settle(struct parser *ps, struct jv *v, size_t base, bool object)
 {
-    v->n = m->n;
-    if (m->n && !ps->failed) {
-        if (!(v->items = jalloc(ps, m->n * sizeof *v->items)) ||
-            (m->keys && !(v->keys = jalloc(ps, m->n * sizeof *v->keys)))) {
+    size_t n = ps->nstack - base;
+
+    v->n = n;
+    if (n && !ps->failed) {
+        if (!(v->items = jalloc(ps, n * sizeof *v->items)) ||
+            (object && !(v->keys = jalloc(ps, n * sizeof *v->keys)))) {
             out_of_memory(ps);
         } else {
-            memcpy(v->items, m->items, m->n * sizeof *v->items);
-            if (m->keys)
-                memcpy(v->keys, m->keys, m->n * sizeof *v->keys);
+            memcpy(v->items, ps->stack + base, n * sizeof *v->items);
+            if (object)
+                memcpy(v->keys, ps->stack_keys + base, n * sizeof *v->keys);
         }
     }
-    free(m->items);
-    free(m->keys);
+    ps->nstack = base;
 }
 
 /* An array or object, at ps->p on its opening bracket. */
 static void parse_container(struct parser *ps, struct jv *v, bool object)
 {
-    struct members m = { 0 };
+    size_t base = ps->nstack;
     char close = object ? '}' : ']';
 
     v->type = object ? JV_OBJECT : JV_ARRAY;
@@ -419,10 +514,9 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
         return;
     }
     while (!ps->failed) {
+        const char *key = NULL;
+        struct jv item;
         skip_ws(ps);
-        if (!grow(ps, &m, object))
-            break;
-        memset(&m.items[m.n], 0, sizeof m.items[m.n]);
         if (object) {
             size_t klen;
             if (ps->p >= ps->end || *ps->p != '"') {
@@ -430,7 +524,7 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
                                          : "an object does not end");
                 break;
             }
-            if (!(m.keys[m.n] = parse_string(ps, &klen)))
+            if (!(key = parse_string(ps, &klen)))
                 break;
             skip_ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') {
@@ -439,10 +533,12 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
             }
             ps->p++;
         }
-        parse_value(ps, &m.items[m.n]);
-        if (ps->failed)
+        /* The member is read into item first: reading it may move the stack. */
+        parse_value(ps, &item);
+        if (ps->failed || !stack_grow(ps))
             break;
-        m.n++;
+        ps->stack[ps->nstack] = item;
+        ps->stack_keys[ps->nstack++] = key;
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
             ps->p++;
@@ -458,7 +554,7 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
             fail(ps, "an %s does not end", object ? "object" : "array");
     }
     ps->depth--;
-    settle(ps, v, &m);
+    settle(ps, v, base, object);
 }
 
 static void parse_value(struct parser *ps, struct jv *v)
@@ -486,7 +582,7 @@ static void parse_value(struct parser *ps, struct jv *v)
 
 int json_parse(struct jdoc *doc, const char *text, size_t len)
 {
-    struct parser ps = { doc, text, text, text + len, 0, false };
+    struct parser ps = { doc, text, text, text + len, 0, false, NULL, NULL, 0, 0 };
 
     memset(doc, 0, sizeof *doc);
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
@@ -497,6 +593,8 @@ int json_parse(struct jdoc *doc, const char *text, size_t len)
     skip_ws(&ps);
     if (!ps.failed && ps.p < ps.end)
         fail(&ps, "more after the end of the document");
+    free(ps.stack);
+    free(ps.stack_keys);
     return ps.failed ? -1 : 0;
 }
 
@@ -514,7 +612,7 @@ const struct jv *jv_get(const struct jv *o, const char *key)
     if (!o || o->type != JV_OBJECT)
         return NULL;
     for (size_t i = o->n; i-- > 0;)
-        if (strcmp(o->keys[i], key) == 0)
+        if (o->keys[i][0] == key[0] && strcmp(o->keys[i], key) == 0)
             return &o->items[i];
     return NULL;
 }
