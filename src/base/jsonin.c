@@ -607,6 +607,135 @@ void json_free(struct jdoc *doc)
     doc->mem = NULL;
 }
 
+/* ---- the top level alone ---- */
+
+/* Passes over the container at ps->p (on its opening bracket): brackets matched, strings
+ * skipped whole; *n the number of its members. */
+static void skip_container(struct parser *ps, size_t *n)
+{
+    int depth = 0;
+    bool any = false;
+
+    *n = 0;
+    while (ps->p < ps->end) {
+        char c = *ps->p++;
+        if (c == '"') {
+            while (ps->p < ps->end && *ps->p != '"')
+                ps->p += *ps->p == '\\' ? 2 : 1;
+            if (ps->p >= ps->end)
+                break;
+            ps->p++;
+        } else if (c == '[' || c == '{') {
+            if (++depth > JSON_MAX_DEPTH) {
+                fail(ps, "nested deeper than %d", JSON_MAX_DEPTH);
+                return;
+            }
+            continue;
+        } else if (c == ']' || c == '}') {
+            if (--depth == 0) {
+                *n += any;
+                return;
+            }
+        } else if (c == ',' && depth == 1) {
+            (*n)++;
+            continue;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            continue;
+        }
+        if (depth == 1)
+            any = true;
+    }
+    ps->p = ps->end;
+    fail(ps, "an %s does not end", "array or object");
+}
+
+int json_skim_begin(struct jskim *s, const char *text, size_t len)
+{
+    struct parser ps = { &s->doc, text, text, text + len, 0, false, NULL, NULL, 0, 0 };
+
+    memset(s, 0, sizeof *s);
+    s->start = text;
+    s->end = text + len;
+    skip_ws(&ps);
+    if (ps.p >= ps.end || *ps.p != '{') {
+        if (ps.p < ps.end)
+            fail(&ps, "the document is not an object");
+        else
+            fail(&ps, "a value is missing");
+        s->state = -1;
+        return -1;
+    }
+    s->p = ps.p + 1;
+    s->state = 1;
+    return 0;
+}
+
+int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at,
+                   size_t *at_len)
+{
+    struct parser ps = { &s->doc, s->p, s->start, s->end, 1, false, NULL, NULL, 0, 0 };
+    size_t klen;
+
+    memset(v, 0, sizeof *v);
+    *at = NULL;
+    *at_len = 0;
+    if (s->state != 1)
+        return s->state == 2 ? 0 : -1;
+    skip_ws(&ps);
+    if (ps.p < ps.end && *ps.p == '}') {
+        s->state = 2;
+        s->p = ps.p + 1;
+        return 0;
+    }
+    if (s->members && ps.p < ps.end && *ps.p == ',') {
+        ps.p++;
+        skip_ws(&ps);
+    }
+    if (ps.p >= ps.end || *ps.p != '"') {
+        fail(&ps, ps.p < ps.end ? "an object's key is not a string" : "an object does not end");
+        s->state = -1;
+        return -1;
+    }
+    if ((*key = parse_string(&ps, &klen))) {
+        skip_ws(&ps);
+        if (ps.p >= ps.end || *ps.p != ':')
+            fail(&ps, "no ':' after an object's key");
+        else
+            ps.p++;
+    }
+    if (!ps.failed) {
+        skip_ws(&ps);
+        if (ps.p < ps.end && (*ps.p == '[' || *ps.p == '{')) {
+            const char *from = ps.p;
+            v->type = *ps.p == '[' ? JV_ARRAY : JV_OBJECT;
+            skip_container(&ps, &v->n);
+            *at = from;
+            *at_len = (size_t)(ps.p - from);
+        } else {
+            parse_value(&ps, v);
+        }
+    }
+    if (!ps.failed) {
+        skip_ws(&ps);
+        if (ps.p >= ps.end)
+            fail(&ps, "an object does not end");
+        else if (*ps.p != ',' && *ps.p != '}')
+            fail(&ps, "no ',' or '}' after a member");
+    }
+    s->p = ps.p;
+    if (ps.failed) {
+        s->state = -1;
+        return -1;
+    }
+    s->members++;
+    return 1;
+}
+
+void json_skim_end(struct jskim *s)
+{
+    json_free(&s->doc);
+}
+
 const struct jv *jv_get(const struct jv *o, const char *key)
 {
     if (!o || o->type != JV_OBJECT)
