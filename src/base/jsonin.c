@@ -1,6 +1,8 @@
 /* jsonin.c - a strict JSON reader: recursive descent into a tree held in one arena. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "jsonin.h"
+
+#include "decimal.h"
 #include "jsonout.h"
 
 #include <errno.h>
@@ -116,31 +118,6 @@ static int hex4(const char *p, const char *end)
     return v;
 }
 
-/* Appends code point c as UTF-8 to out. */
-static size_t put_utf8(char *out, unsigned c)
-{
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xC0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xE0 | c >> 12);
-        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        out[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | c >> 18);
-    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 /* A \uXXXX escape (with its low surrogate when it is a high one), at ps->p just past "\u".
  * Returns the code point, or -1 (an error recorded). */
 static long unicode_escape(struct parser *ps)
@@ -189,7 +166,7 @@ static size_t escape(struct parser *ps, char *out)
         long c = unicode_escape(ps);
         if (c == 0)
             fail(ps, "a string holds U+0000, which a report never does");
-        return c > 0 ? put_utf8(out, (unsigned)c) : 0;
+        return c > 0 ? utf8_put(out, (unsigned)c) : 0;
     }
     if (!(e = memchr(from, *ps->p, sizeof from - 1))) {
         fail(ps, "\\%c is not an escape JSON has", *ps->p);
@@ -267,69 +244,6 @@ static bool digit(const struct parser *ps, const char *q)
 {
     return q < ps->end && *q >= '0' && *q <= '9';
 }
-
-#ifdef __SIZEOF_INT128__
-typedef unsigned __int128 u128;
-
-static int bits128(u128 x)
-{
-    uint64_t hi = (uint64_t)(x >> 64);
-
-    return hi ? 128 - __builtin_clzll(hi) : (uint64_t)x ? 64 - __builtin_clzll((uint64_t)x) : 0;
-}
-
-/* x * 2^shift, rounded to the nearest double (ties to even); sticky: bits below x that are
- * not zero. */
-static double round128(u128 x, int shift, bool sticky)
-{
-    int k = bits128(x) - 53;
-    uint64_t mant;
-
-    if (k <= 0)
-        return ldexp((double)(uint64_t)x, shift); /* exact: sticky is never set here */
-    mant = (uint64_t)(x >> k);
-    u128 rest = x & (((u128)1 << k) - 1), half = (u128)1 << (k - 1);
-    if (rest > half || (rest == half && (sticky || (mant & 1)))) {
-        if (++mant == (uint64_t)1 << 53) {
-            mant >>= 1;
-            k++;
-        }
-    }
-    return ldexp((double)mant, k + shift);
-}
-
-/* The double nearest to m * 10^e10, computed exactly in 128 bits where that is possible
- * (m < 10^19, -21 <= e10 <= 19: every number the library writes with %.17g from 1e-5 up).
- * Returns false elsewhere (the caller asks strtod). */
-static bool decimal_to_double(uint64_t m, int e10, double *out)
-{
-    u128 p10 = 1;
-
-    if (m == 0) {
-        *out = 0.0;
-        return true;
-    }
-    if (e10 > 19 || e10 < -21)
-        return false;
-    for (int i = 0; i < (e10 < 0 ? -e10 : e10); i++)
-        p10 *= 10;
-    if (e10 >= 0) {
-        *out = round128((u128)m * p10, 0, false);
-        return true;
-    }
-    /* m / 10^-e10: m shifted to the top of 127 bits, divided; the quotient keeps at least 54
-     * bits (10^21 < 2^70), the remainder says whether anything was cut off. */
-    int s = 127 - bits128(m);
-    u128 n = (u128)m << s;
-    *out = round128(n / p10, -s, n % p10 != 0);
-    return true;
-}
-#else
-static bool decimal_to_double(uint64_t m, int e10, double *out)
-{
-    return false;
-}
-#endif
 
 static void parse_number(struct parser *ps, struct jv *v)
 {
@@ -610,13 +524,11 @@ void json_free(struct jdoc *doc)
 /* ---- the top level alone ---- */
 
 /* Passes over the container at ps->p (on its opening bracket): brackets matched, strings
- * skipped whole; *n the number of its members. */
-static void skip_container(struct parser *ps, size_t *n)
+ * skipped whole. */
+static void skip_container(struct parser *ps)
 {
     int depth = 0;
-    bool any = false;
 
-    *n = 0;
     while (ps->p < ps->end) {
         char c = *ps->p++;
         if (c == '"') {
@@ -630,20 +542,9 @@ static void skip_container(struct parser *ps, size_t *n)
                 fail(ps, "nested deeper than %d", JSON_MAX_DEPTH);
                 return;
             }
-            continue;
-        } else if (c == ']' || c == '}') {
-            if (--depth == 0) {
-                *n += any;
-                return;
-            }
-        } else if (c == ',' && depth == 1) {
-            (*n)++;
-            continue;
-        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            continue;
+        } else if ((c == ']' || c == '}') && --depth == 0) {
+            return;
         }
-        if (depth == 1)
-            any = true;
     }
     ps->p = ps->end;
     fail(ps, "an %s does not end", "array or object");
@@ -670,15 +571,47 @@ int json_skim_begin(struct jskim *s, const char *text, size_t len)
     return 0;
 }
 
-int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at,
-                   size_t *at_len)
+/* After a member: a ',' or the '}' must follow. */
+static void after_member(struct parser *ps)
+{
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        fail(ps, "an object does not end");
+    else if (*ps->p != ',' && *ps->p != '}')
+        fail(ps, "no ',' or '}' after a member");
+}
+
+int json_skim_span(struct jskim *s, size_t *len)
+{
+    struct parser ps = { &s->doc, s->p, s->start, s->end, 1, false, NULL, NULL, 0, 0 };
+    const char *from = s->p;
+
+    *len = 0;
+    if (s->state != 1 || !s->pending)
+        return s->state == -1 ? -1 : 0;
+    s->pending = false;
+    skip_container(&ps);
+    *len = (size_t)(ps.p - from);
+    if (!ps.failed)
+        after_member(&ps);
+    s->p = ps.p;
+    if (ps.failed) {
+        s->state = -1;
+        return -1;
+    }
+    return 0;
+}
+
+int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at)
 {
     struct parser ps = { &s->doc, s->p, s->start, s->end, 1, false, NULL, NULL, 0, 0 };
     size_t klen;
 
     memset(v, 0, sizeof *v);
     *at = NULL;
-    *at_len = 0;
+    if (s->pending && json_skim_span(s, &klen) != 0)
+        return -1;
+    ps.p = s->p;
     if (s->state != 1)
         return s->state == 2 ? 0 : -1;
     skip_ws(&ps);
@@ -706,21 +639,18 @@ int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char *
     if (!ps.failed) {
         skip_ws(&ps);
         if (ps.p < ps.end && (*ps.p == '[' || *ps.p == '{')) {
-            const char *from = ps.p;
+            const char *q = ps.p + 1;
             v->type = *ps.p == '[' ? JV_ARRAY : JV_OBJECT;
-            skip_container(&ps, &v->n);
-            *at = from;
-            *at_len = (size_t)(ps.p - from);
+            while (q < ps.end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+                q++;
+            v->n = q < ps.end && *q != (*ps.p == '[' ? ']' : '}');
+            *at = ps.p;
+            s->pending = true;
         } else {
             parse_value(&ps, v);
+            if (!ps.failed)
+                after_member(&ps);
         }
-    }
-    if (!ps.failed) {
-        skip_ws(&ps);
-        if (ps.p >= ps.end)
-            fail(&ps, "an object does not end");
-        else if (*ps.p != ',' && *ps.p != '}')
-            fail(&ps, "no ',' or '}' after a member");
     }
     s->p = ps.p;
     if (ps.failed) {

@@ -52,6 +52,7 @@ struct jskim {
     const char *p, *start, *end;
     int state;               /* 0: before the object, 1: in it, 2: at its end, -1: failed */
     size_t members;          /* read so far */
+    bool pending;            /* the last member is a container not passed over yet */
 };
 
 /* Starts reading the len bytes at text (kept by the caller while s is in use). Returns 0,
@@ -60,13 +61,16 @@ struct jskim {
 int json_skim_begin(struct jskim *s, const char *text, size_t len);
 
 /* The next member of the top-level object: *key, and *v, read whole for a string, number,
- * boolean or null; for an array or object, its type and in n the number of its members,
- * with items NULL (its text, brackets included, at *at, *at_len bytes, for json_parse).
- * A container passed over is checked only for its brackets and strings. Returns 1 with a
+ * boolean or null; for an array or object, its type and n 0 when it is empty, else 1 (its
+ * members are not counted), items NULL, and *at its opening bracket: it is passed over by the
+ * next call (or json_skim_span), checked only for its brackets and strings. Returns 1 with a
  * member, 0 at the end of the object, -1 when the text is not JSON there or stops part way
  * (s->doc.err, s->doc.truncated). */
-int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at,
-                   size_t *at_len);
+int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at);
+
+/* Passes over the container json_skim_next just gave: its text, brackets included, is the
+ * *len bytes at the *at it gave (for json_parse). Returns 0, or -1 as json_skim_next. */
+int json_skim_span(struct jskim *s, size_t *len);
 
 /* Frees what json_skim_begin and json_skim_next allocated. */
 void json_skim_end(struct jskim *s);

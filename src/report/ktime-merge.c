@@ -15,6 +15,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,10 @@ int main(int argc, char **argv)
     int rc;
 
     o.threads = cpus < 1 ? 0 : cpus > 8 ? 8 : (int)cpus;
+    /* Each report's tree and model are freed before the next is read: keep that memory for
+     * the next one rather than give it back and fault it in again (a third of the time). */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
     if (!files)
         return usage("%s", "out of memory");
     for (int i = 1; i < argc; i++) {

@@ -109,7 +109,7 @@ int merge_in_skim(struct input *in, const char *text, size_t len, bool whole)
 {
     struct jskim k;
     const char *key, *at, *totals = NULL;
-    size_t at_len, totals_len = 0, nk = 0, nm = 0;
+    size_t totals_len = 0, nk = 0, nm = 0;
     struct jv v;
     int rc, seen = 0;
     bool kernels = false;
@@ -119,34 +119,41 @@ int merge_in_skim(struct input *in, const char *text, size_t len, bool whole)
         json_skim_end(&k);
         return -1;
     }
-    while ((rc = json_skim_next(&k, &key, &v, &at, &at_len)) == 1) {
-        if (strcmp(key, "schema_version") == 0 && v.is_count)
+    while ((rc = json_skim_next(&k, &key, &v, &at)) == 1) {
+        if (strcmp(key, "schema_version") == 0 && v.is_count) {
             in->schema = v.count, seen |= 1;
-        else if (strcmp(key, "warmup") == 0 && v.is_count)
+        } else if (strcmp(key, "warmup") == 0 && v.is_count) {
             in->warmup = v.count, seen |= 2;
-        else if (strcmp(key, "timing_method") == 0 && v.type == JV_STRING)
-            free(in->timing), in->timing = strdup(v.s), seen |= 4;
-        else if (strcmp(key, "rank") == 0)
+        } else if (strcmp(key, "timing_method") == 0 && v.type == JV_STRING) {
+            free(in->timing);
+            in->timing = strdup(v.s), seen |= 4;
+        } else if (strcmp(key, "rank") == 0) {
             in->rank = v.is_count && v.count <= 1000000000 ? (long)v.count : -1, seen |= 8;
-        else if (strcmp(key, "pid") == 0)
+        } else if (strcmp(key, "pid") == 0) {
             in->pid = v.is_count && v.count <= 1000000000 ? (long)v.count : -1, seen |= 16;
-        else if (strcmp(key, "host") == 0)
-            free(in->host), in->host = v.type == JV_STRING ? strdup(v.s) : NULL, seen |= 32;
-        else if (strcmp(key, "start_time") == 0)
-            free(in->start), in->start = v.type == JV_STRING ? strdup(v.s) : NULL, seen |= 64;
-        else if (strcmp(key, "kernels") == 0 && v.type == JV_ARRAY)
+        } else if (strcmp(key, "host") == 0) {
+            free(in->host);
+            in->host = v.type == JV_STRING ? strdup(v.s) : NULL, seen |= 32;
+        } else if (strcmp(key, "start_time") == 0) {
+            free(in->start);
+            in->start = v.type == JV_STRING ? strdup(v.s) : NULL, seen |= 64;
+        } else if (strcmp(key, "kernels") == 0 && v.type == JV_ARRAY) {
             kernels = true, nk = v.n;
-        else if (strcmp(key, "memops") == 0 && v.type == JV_ARRAY)
+        } else if (strcmp(key, "memops") == 0 && v.type == JV_ARRAY) {
             nm = v.n;
-        else if (strcmp(key, "totals") == 0 && v.type == JV_OBJECT)
-            totals = at, totals_len = at_len;
-        else if (strcmp(key, "merged_from") == 0)
+        } else if (strcmp(key, "totals") == 0 && v.type == JV_OBJECT) {
+            totals = at;
+            if ((rc = json_skim_span(&k, &totals_len)) != 0)
+                break;
+        } else if (strcmp(key, "merged_from") == 0) {
             in->merged = true;
+        }
         /* A report with kernels is no empty one: the rest is not needed. */
         if (kernels && nk && seen == 127)
             break;
     }
     bool cut = rc < 0 && k.doc.truncated && !whole;
+    rc = rc < 0 ? -1 : rc;
     json_skim_end(&k);
     if (cut)
         return 1;
