@@ -2,7 +2,7 @@
 """ktime_tool.py - the offline tools on ktime's JSON reports: report, merge, diff, plot.
 
     ktime_tool.py report FILE.json [--format text|csv|json] [--top N] [--sort KEY] [--filter RE]
-    ktime_tool.py merge FILES... [-o OUT] [--rank-rows N] [--world-size N]
+    ktime_tool.py merge FILES... [-o OUT] [--rank-rows N] [--world-size N] [--comm REGEX]
     ktime_tool.py diff BASE.json NEW.json [--threshold 5%] [--alpha 0.01] [--format text|json]
     ktime_tool.py plot FILE.json [NEW.json] [-o out.png|out.svg] [--top N]
     ktime_tool.py plot SERIES.jsonl [-o out.png|out.svg] [--top N]
@@ -840,6 +840,8 @@ def cmd_merge(a):
         args += ["--rank-rows", str(a.rank_rows)]
     if a.world_size is not None:
         args += ["--world-size", str(a.world_size)]
+    if a.comm is not None:
+        args += ["--comm", a.comm]
     sys.stdout.flush()
     try:
         p = subprocess.run(args + ["--"] + a.files)
@@ -1155,6 +1157,10 @@ def build_parser():
     m.add_argument("--world-size", type=int, metavar="N",
                    help="the ranks the job has, to name those without a report (default: the "
                         "reports' own world_size)")
+    m.add_argument("--comm", metavar="REGEX",
+                   help="the collectives' kernels, where a rank that is ahead waits for the "
+                        "others: an extended regular expression matched in any case against "
+                        "each kernel's name (default: nccl)")
     d = sub.add_parser(
         "diff", prog="ktime diff", formatter_class=raw,
         help="compare two reports kernel by kernel (exit 1: a regression)",

@@ -3,13 +3,14 @@
  * writes at the exit of rank 0 (merge.h).
  *
  *   ktime-merge [-o OUT] [--format json|text|csv] [--threads N] [--rank-rows N]
- *               [--world-size N] FILE...
+ *               [--world-size N] [--comm REGEX] FILE...
  *
  * Writes the merged report (JSON unless --format says otherwise) to OUT, or stdout. Reads the
  * reports with N threads ahead of the merge (default: the processors online, at most 8; 0:
  * none). --rank-rows: up to this many reports, each kernel keeps each report's part (default
  * 64). --world-size: the ranks the job has, for naming those without a report (default: the
- * reports' own world_size). Exit status 0, or 2 with one line on stderr, "ktime merge: ...";
+ * reports' own world_size). --comm: the collectives' kernels, a POSIX extended regular
+ * expression matched in any case against their names (default: nccl). Exit status 0, or 2 with one line on stderr, "ktime merge: ...";
  * each report skipped (an empty one) is said on a line of its own. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "merge.h"
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
             o.rank_rows = (size_t)v ? (size_t)v : 1;
         else if (strcmp(a, "--world-size") == 0 && count(val, 1L << 24, &v))
             o.world_size = v;
+        else if (strcmp(a, "--comm") == 0)
+            o.comm = val;
         else if (strcmp(a, "--threads") == 0 || strcmp(a, "--rank-rows") == 0 ||
                  strcmp(a, "--world-size") == 0)
             return usage("%s: give a number", a);

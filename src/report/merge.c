@@ -412,8 +412,10 @@ int merge_files(const char *const *paths, size_t n, const struct merge_opts *opt
             say(&r, r.in[i].path, "skipped, an empty report (no CUDA launches in pid %s)", pid);
         }
     qsort(order, k, sizeof *order, cmp_inputs);
-    if (macc_init(&a, m, k, opts) != 0) {
-        snprintf(err, errsz, "out of memory");
+    int init = macc_init(&a, m, k, opts, err, errsz);
+    if (init != 0) {
+        if (init == -1)
+            snprintf(err, errsz, "out of memory");
         goto out;
     }
     /* Those left out on the first look, in the order given. */

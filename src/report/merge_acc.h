@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <regex.h>
 #include <stdint.h>
 #include <uthash.h>
 
@@ -103,6 +104,7 @@ struct macc_row {
     char *key;                 /* kind, then the mangled name */
     size_t order;              /* first seen */
     struct rm_row row;         /* identity and counts (n[]); the rest at the end */
+    bool comm;                 /* a collective's kernel (merge_is_comm) */
     struct macc_block all;
     double total_us;           /* the reports' totals (estimated ones as they are) */
     bool estimated, near_floor_any;
@@ -171,6 +173,8 @@ struct macc {
     size_t nranges;
     bool any_ranges;
     /* the ranks side by side: each report's compute and NCCL time */
+    regex_t comm;              /* opts->comm, compiled (comm_ok) */
+    bool comm_ok;
     double *compute_ms, *nccl_ms;
     long *rank_of;
     /* the reports that were given and not merged: "FILE: why" (malloc'd) */
@@ -178,8 +182,14 @@ struct macc {
     size_t nunread, capunread;
 };
 
-/* Starts a merge into out (zeroed) of ninputs reports. Returns 0, or -1 out of memory. */
-int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o);
+/* Starts a merge into out (zeroed) of ninputs reports. Returns 0, -1 out of memory, or -2
+ * when o->comm does not compile (err, errsz bytes, says why). */
+int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o,
+              char *err, size_t errsz);
+
+/* Whether the row w is a collective's kernel: its name or mangled name matches the merge's
+ * comm pattern. The one place that decides it, for the balance. */
+bool merge_is_comm(const struct macc *a, const struct rm_row *w);
 
 /* Folds the report m (read from file) in as the report `input` of the merged order (each
  * once, in that order). Returns 0, or -1 with err set when it cannot be merged with those

@@ -352,15 +352,11 @@ static struct macc_row *row_of(struct macc *a, struct macc_row **rows, size_t *n
     r->row.kind = w->kind;
     r->row.name = model_strdup(a->out, w->name);
     r->row.mangled = model_strdup(a->out, w->mangled);
+    r->comm = merge_is_comm(a, w);
     HASH_ADD_KEYPTR(hh, *rows, r->key, len, r);
     return a->out->oom ? NULL : r;
 }
 
-/* Whether a row is NCCL's (its name says so, in any case). */
-static bool is_nccl(const struct rm_row *w)
-{
-    return strcasestr(w->name, "nccl") || strcasestr(w->mangled, "nccl");
-}
 
 static int fold_kernel(struct macc *a, const struct model *m, const struct rm_row *w,
                        size_t input, const int *devmap, const char *file, char *err, size_t errsz)
@@ -449,7 +445,7 @@ static int fold_kernel(struct macc *a, const struct model *m, const struct rm_ro
     /* The ranks side by side: compute, or NCCL's collectives (a graph timed by its kernel
      * nodes is in their rows already). */
     if (w->kind == REPORT_KERNEL || (w->kind == REPORT_GRAPH && !w->n[RC_BY_NODES])) {
-        if (is_nccl(w))
+        if (r->comm)
             a->nccl_ms[input] += w->st.v[RS_TOTAL];
         else
             a->compute_ms[input] += w->st.v[RS_TOTAL];

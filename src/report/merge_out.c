@@ -6,13 +6,26 @@
 #include "merge_acc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o)
+int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o,
+              char *err, size_t errsz)
 {
+    const char *comm = o->comm ? o->comm : MERGE_COMM_DEFAULT;
+    int rc;
+
     memset(a, 0, sizeof *a);
     memset(out, 0, sizeof *out);
+    if ((rc = regcomp(&a->comm, comm, REG_EXTENDED | REG_ICASE | REG_NOSUB)) != 0) {
+        char why[200];
+        regerror(rc, &a->comm, why, sizeof why);
+        snprintf(err, errsz, "the collectives' pattern '%s' is not a regular expression: %s",
+                 comm, why);
+        return -2;
+    }
+    a->comm_ok = true;
     a->out = out;
     a->opts = o;
     a->ninputs = ninputs;
@@ -86,6 +99,8 @@ void macc_free(struct macc *a)
     free(a->compute_ms);
     free(a->nccl_ms);
     free(a->rank_of);
+    if (a->comm_ok)
+        regfree(&a->comm);
     memset(a, 0, sizeof *a);
 }
 

@@ -305,6 +305,69 @@ static void test_rank_rows(void **state)
         unlink(p[r]), free(p[r]);
 }
 
+/* Which kernels are the collectives' is one pattern (merge_opts.comm, default "nccl", any
+ * case): another pattern moves a kernel between compute and NCCL time; one that does not
+ * compile is an error. */
+static void test_comm_pattern(void **state)
+{
+    char *p[2], err[600];
+    struct merge_opts o = { 0 };
+    struct model m;
+
+    for (int r = 0; r < 2; r++) {
+        double c[10], q[10];
+        char *k = NULL, name[32];
+        for (int i = 0; i < 10; i++)
+            c[i] = 100 * (r + 1), q[i] = 50;
+        kernel(&k, "gemm", c, 10, true);
+        kernel(&k, "allGatherKernel", q, 10, false);
+        kernel(&k, "NCCLreduce", q, 10, false);
+        snprintf(name, sizeof name, "c%d.json", r);
+        p[r] = report(name, r, 2, k, 5, 30);
+        free(k);
+    }
+    assert_int_equal(merge_files((const char *const *)p, 2, &o, &m, err, sizeof err), 0);
+    assert_true(m.balance->rows[0].compute_ms == 1.5 && m.balance->rows[0].nccl_ms == 0.5);
+    assert_true(m.balance->rows[1].compute_ms == 2.5 && m.balance->rows[1].nccl_ms == 0.5);
+    model_free(&m);
+    o.comm = "nccl|allgather";
+    assert_int_equal(merge_files((const char *const *)p, 2, &o, &m, err, sizeof err), 0);
+    assert_true(m.balance->rows[0].compute_ms == 1.0 && m.balance->rows[0].nccl_ms == 1.0);
+    assert_true(m.balance->rows[1].compute_ms == 2.0 && m.balance->rows[1].nccl_ms == 1.0);
+    model_free(&m);
+    o.comm = "nccl(";
+    assert_int_equal(merge_files((const char *const *)p, 2, &o, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the collectives' pattern 'nccl(' is not a regular expression"));
+    for (int r = 0; r < 2; r++)
+        unlink(p[r]), free(p[r]);
+}
+
+/* The same report twice (the same file, or a copy of the same process's) is refused, named as
+ * ktime merge names it; "-" reads standard input. */
+static void test_same_report(void **state)
+{
+    const double compute[2] = { 100, 100 }, nccl[2] = { 0 };
+    char *p[2], *copy, err[600];
+    struct merge_opts o = { 0 };
+    struct model m;
+
+    job(p, 2, 2, compute, nccl, "d");
+    const char *twice[3] = { p[0], p[1], p[1] };
+    assert_int_equal(merge_files(twice, 3, &o, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "d1.json and "));
+    assert_non_null(strstr(err, "d1.json are the same report (pid 101 on h0, started None): "
+                                "give each report once, or its launches count twice"));
+    assert_true(asprintf(&copy, "%s/copy.json", dir) > 0);
+    assert_true(link(p[0], copy) == 0 || symlink(p[0], copy) == 0);
+    const char *linked[2] = { p[0], copy };
+    assert_int_equal(merge_files(linked, 2, &o, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "are the same report"));
+    unlink(copy);
+    free(copy);
+    for (int r = 0; r < 2; r++)
+        unlink(p[r]), free(p[r]);
+}
+
 static void said(void *ctx, const char *file, const char *msg)
 {
     (*(int *)ctx)++;
@@ -359,6 +422,8 @@ int main(void)
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rank_rows),
         cmocka_unit_test(test_refused_and_left_out),
+        cmocka_unit_test(test_comm_pattern),
+        cmocka_unit_test(test_same_report),
     };
     snprintf(dir, sizeof dir, "/tmp/ktime-test-merge.XXXXXX");
     if (!mkdtemp(dir))

@@ -164,7 +164,7 @@ def report(a, r, rnd, kernels):
   "warmup": 5,
   "group": "name",
   "timer": { "requested": "events", "used": "events", "note": null, "cupti_library": null, "cupti_records_dropped": 0, "cupti_buffers_refused": 0 },
-  "range": null,
+  "capture": null,
   "flush_l2": null,
   "devices": [
     { "ordinal": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-%(uuid)s", "driver_version": 13000, "driver": "580.00", "floor_events_us": 2.5, "floor_hw_us": null }
@@ -174,7 +174,7 @@ def report(a, r, rnd, kernels):
 %(kernels)s
   ],
   "memops": null,
-  "regions": null,
+  "ranges": null,
   "totals": {
     "launches_seen": %(calls)d,
     "timed": %(timed)d,
