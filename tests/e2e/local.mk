@@ -202,6 +202,7 @@ E2E_TESTS = \
 	tests/e2e/memops.sh \
 	tests/e2e/ranges.sh \
 	tests/e2e/ktool.sh \
+	tests/e2e/job.sh \
 	tests/e2e/messages.sh \
 	tests/e2e/trydemo.sh \
 	tests/e2e/docs.sh \
