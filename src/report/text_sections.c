@@ -94,8 +94,8 @@ void text_balance(FILE *f, const struct rm_balance *b)
         fprintf(f, "compute  median %.3f ms; the most: rank %s, %.3f ms (%+.3f ms, %+.1f%%)\n",
                 b->compute_median_ms, s->label, s->compute_ms, b->excess_ms, b->excess_pct);
         if (nccl)
-            fprintf(f, "nccl     median %.3f ms; rank %s %.3f ms (the median rank %+.3f ms)\n",
-                    b->nccl_median_ms, s->label, s->nccl_ms, b->wait_ms);
+            fprintf(f, "nccl     median %.3f ms; rank %s %.3f ms (the median rank's %+.3f ms "
+                       "over it)\n", b->nccl_median_ms, s->label, s->nccl_ms, b->wait_ms);
         else
             fprintf(f, "nccl     none (no NCCL kernel ran)\n");
     }
