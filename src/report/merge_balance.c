@@ -61,7 +61,8 @@ static int missing_ranks(struct macc *a, struct rm_balance *b, long ws)
     for (size_t i = 0; i < n; i++)
         if (a->rank_of[i] >= 0)
             have[k++] = a->rank_of[i];
-    qsort(have, k, sizeof *have, cmp_long);
+    if (k > 1)
+        qsort(have, k, sizeof *have, cmp_long);
     size_t nmiss = 0, j = 0;
     for (long r = 0; r < ws; r++) {
         while (j < k && have[j] < r)

@@ -242,7 +242,8 @@ static struct macc_row **rows_in_order(struct macc_row *hash, size_t n)
         return NULL;
     HASH_ITER(hh, hash, r, tmp)
         v[i++] = r;
-    qsort(v, n, sizeof *v, cmp_order);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_order);
     return v;
 }
 
@@ -259,7 +260,8 @@ static int out_kernel(struct macc *a, struct macc_row *r, struct rm_row *w, doub
     w->few_samples = w->st.timed > 0 && w->st.timed < FEW_SAMPLES;
     w->near_floor = w->st.timed && w->kind == REPORT_KERNEL && fl > 0 &&
                     w->st.v[RS_MEAN] < NEAR_FLOOR_FACTOR * fl;
-    qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_devs);
+    if (r->ndevs > 1)
+        qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_devs);
     if (r->ndevs && !(w->dev = model_alloc(m, r->ndevs * sizeof *w->dev)))
         return -1;
     for (size_t i = 0; i < r->ndevs; i++) {
@@ -279,7 +281,8 @@ static int out_kernel(struct macc *a, struct macc_row *r, struct rm_row *w, doub
         w->hw->has_bias = r->hw.n && w->st.timed;
         w->hw->bias = w->hw->has_bias ? w->st.v[RS_MEAN] - r->hw.mean : 0;
     }
-    qsort(r->shapes, r->nshapes, sizeof *r->shapes, cmp_shapes);
+    if (r->nshapes > 1)
+        qsort(r->shapes, r->nshapes, sizeof *r->shapes, cmp_shapes);
     if (r->nshapes && !(w->shapes = model_alloc(m, r->nshapes * sizeof *w->shapes)))
         return -1;
     for (size_t i = 0; i < r->nshapes; i++, w->nshapes++) {
@@ -335,7 +338,8 @@ static int out_kernels(struct macc *a)
         grand += v[i]->estimated ? v[i]->total_us : v[i]->all.st.sum;
     for (size_t i = 0; i < a->nrows; i++)
         v[i]->total_us = v[i]->estimated ? v[i]->total_us : v[i]->all.st.sum;
-    qsort(v, a->nrows, sizeof *v, cmp_rows);
+    if (a->nrows > 1)
+        qsort(v, a->nrows, sizeof *v, cmp_rows);
     if (a->nrows && !(m->rows = model_alloc(m, a->nrows * sizeof *m->rows)))
         goto out;
     for (size_t i = 0; i < a->nrows; i++)
@@ -447,7 +451,8 @@ static int out_range(struct macc *a, struct macc_range *g, struct rm_range *o)
         }
     }
     o->nrows = g->nrows;
-    qsort(o->rows, o->nrows, sizeof *o->rows, cmp_range_rows);
+    if (o->nrows > 1)
+        qsort(o->rows, o->nrows, sizeof *o->rows, cmp_range_rows);
     free(v);
     return 0;
 }
@@ -466,7 +471,8 @@ static int out_ranges(struct macc *a)
     HASH_ITER(hh, a->ranges, g, tmp)
         if (out_range(a, g, &r->by_name[r->nby_name++]) != 0)
             return -1;
-    qsort(r->by_name, r->nby_name, sizeof *r->by_name, cmp_ranges);
+    if (r->nby_name > 1)
+        qsort(r->by_name, r->nby_name, sizeof *r->by_name, cmp_ranges);
     return 0;
 }
 
@@ -512,7 +518,8 @@ int macc_finish(struct macc *a)
     m->timer.requested = a->timer_requested ? a->timer_requested : "events";
     m->timer.used = a->timer_used ? a->timer_used : "events";
     m->timer.note = joined(m, a->timer_notes, a->ntimer_notes);
-    qsort(a->notes, a->nnotes, sizeof *a->notes, cmp_str);
+    if (a->nnotes > 1)
+        qsort(a->notes, a->nnotes, sizeof *a->notes, cmp_str);
     m->note = joined(m, a->notes, a->nnotes);
     m->schema = 0;
     if (a->ndevices && !(m->devices = model_alloc(m, a->ndevices * sizeof *m->devices)))
