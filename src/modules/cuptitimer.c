@@ -23,6 +23,23 @@
 #define BUFFER_BYTES (256u * 1024u)
 #define FLUSH_PERIOD_MS 100
 
+/* The external correlation kind of ktime's ids: Kineto uses UNKNOWN, CUSTOM0 and CUSTOM1. */
+#define KTIME_EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
+
+/* The launch entry points whose calls CUPTI describes in launch (driver API) records: each
+ * kernel record is joined with its launch by correlation id. */
+static const CUpti_CallbackId launch_cbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+#define NLAUNCH_CBIDS (sizeof launch_cbids / sizeof launch_cbids[0])
+
 #define CUPTI_FUNCTIONS(X)                                                                 \
     X(ActivityRegisterCallbacks,                                                           \
       (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))               \
@@ -40,6 +57,13 @@ static struct {
     CUptiResult (*ActivityFlushPeriod)(uint32_t); /* CUDA 11.1 and newer; optional */
     CUptiResult (*GetContextId)(CUcontext, uint32_t *);                 /* optional */
     CUptiResult (*GetStreamIdEx)(CUcontext, CUstream, uint8_t, uint32_t *); /* optional */
+    /* Optional (CUDA 12.x and newer): launch records of the launch entry points alone, and
+     * the external correlation ids that carry a launch's range to its records. */
+    CUptiResult (*ActivityEnableDriverApi)(CUpti_CallbackId, uint8_t);
+    CUptiResult (*PushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
+    CUptiResult (*PopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
+    _Atomic int joined;      /* launch and external correlation records are on */
+    bool copies;             /* copy and set records are on (KTIME_BUSY) */
     char library[PATH_MAX];
     uint8_t **bufs;          /* nbufs buffers, allocated on first request */
     size_t *valid;           /* bytes of records in each completed buffer */
@@ -85,6 +109,12 @@ static bool try_open(const char *path, int flags)
     cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
     cu.GetStreamIdEx =
         (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
+    cu.ActivityEnableDriverApi =
+        (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableDriverApi");
+    cu.PushExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t))
+        dl_sym(h, "cuptiActivityPushExternalCorrelationId");
+    cu.PopExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t *))
+        dl_sym(h, "cuptiActivityPopExternalCorrelationId");
     bool ok = true;
 #define X(name, args) ok = ok && cu.name;
     CUPTI_FUNCTIONS(X)
@@ -221,17 +251,63 @@ static void parse(uint8_t *buffer, size_t valid)
 {
     CUpti_Activity *rec = NULL;
 
+    /* The records are joined with their launches from the first buffer on (the drain's). */
+    if (atomic_load_explicit(&cu.joined, memory_order_relaxed) && !kt.hw.join &&
+        hw_join_start(&kt.hw, kt.cfg.range != RANGE_ALL) != 0)
+        log_debug("CUPTI: out of memory for the launches' table; records go unjoined");
+
     while (cu.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
-            rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
-            continue;
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
-                             { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
-                             (uint32_t)k->dynamicSharedMemory };
-        hw_add(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId, k->start, k->end,
-               k->graphId != 0, &sh);
+        switch (rec->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
+                                 { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
+                                 (uint32_t)k->dynamicSharedMemory };
+            hw_add_corr(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId,
+                        k->correlationId, k->start, k->end, k->graphId != 0, &sh);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+            const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
+            hw_api(&kt.hw, a->correlationId, a->start, a->end);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+            const CUpti_ActivityExternalCorrelation *e =
+                (const CUpti_ActivityExternalCorrelation *)rec;
+            if (e->externalKind == KTIME_EXT_KIND)
+                hw_ext(&kt.hw, e->correlationId, e->externalId);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const CUpti_ActivityMemcpy6 *c = (const CUpti_ActivityMemcpy6 *)rec;
+            hw_copy(&kt.hw, (int)c->deviceId, c->streamId, c->start, c->end);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+            hw_copy(&kt.hw, (int)m->deviceId, m->streamId, m->start, m->end);
+            break;
+        }
+        default:
+            break;
+        }
     }
+    hw_settle(&kt.hw, false);
+}
+
+bool cuptitimer_push(uint32_t range)
+{
+    return atomic_load_explicit(&cu.joined, memory_order_relaxed) &&
+           cu.PushExternalCorrelationId(KTIME_EXT_KIND, HW_EXT_TAG | range) == CUPTI_SUCCESS;
+}
+
+void cuptitimer_pop(void)
+{
+    uint64_t last;
+
+    cu.PopExternalCorrelationId(KTIME_EXT_KIND, &last);
 }
 
 int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name)
@@ -277,6 +353,46 @@ static bool alloc_pool(void)
     return true;
 }
 
+/* Launch and external correlation records (each kernel's launch call, queue time and range),
+ * and with KTIME_BUSY copy and set records (the GPU's busy time). What CUPTI refuses is left
+ * out, said at KTIME_LOG=info: kernels are timed all the same. */
+static void enable_extras(void)
+{
+    bool ok = cu.ActivityEnableDriverApi && cu.PushExternalCorrelationId &&
+              cu.PopExternalCorrelationId;
+
+    for (size_t i = 0; ok && i < NLAUNCH_CBIDS; i++)
+        ok = cu.ActivityEnableDriverApi(launch_cbids[i], 1) == CUPTI_SUCCESS;
+    ok = ok && cu.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
+    if (ok) {
+        atomic_store(&cu.joined, 1);
+    } else {
+        if (cu.ActivityEnableDriverApi)
+            for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
+                cu.ActivityEnableDriverApi(launch_cbids[i], 0);
+        log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
+                 "told apart", cu.ActivityEnableDriverApi ? "refused" : "libcupti too old");
+    }
+    if (kt.cfg.busy != BUSY_OFF)
+        cu.copies = cu.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
+                    cu.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;
+}
+
+/* Undoes enable_extras(): another client takes CUPTI over. */
+static void disable_extras(void)
+{
+    if (atomic_exchange(&cu.joined, 0)) {
+        for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
+            cu.ActivityEnableDriverApi(launch_cbids[i], 0);
+        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    }
+    if (cu.copies) {
+        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+        cu.copies = false;
+    }
+}
+
 void cuptitimer_start(void)
 {
     static _Atomic int tried;
@@ -305,6 +421,7 @@ void cuptitimer_start(void)
     } else {
         if (cu.ActivityFlushPeriod)
             cu.ActivityFlushPeriod(FLUSH_PERIOD_MS);
+        enable_extras();
         cu.pid = getpid();
         atomic_store(&cu.started, 1);
         atomic_store(&cu.active, 1);
@@ -339,6 +456,7 @@ void cuptitimer_foreign(const char *what)
     CUptiResult fr = cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_dropped();
     CUptiResult dr = cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    disable_extras();
     log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
               result_string(fr), (unsigned long long)(atomic_load(&cu.completed) - before),
               result_string(dr));
@@ -379,6 +497,9 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
         atomic_store(&cu.active, 0);
     }
     cuptitimer_drain();
+    hw_settle(&kt.hw, true); /* nothing more comes: records still waiting for their launch */
+    log_debug("CUPTI: %llu launch records, %llu kernel records without theirs",
+              (unsigned long long)kt.hw.launch_records, (unsigned long long)kt.hw.unjoined);
     log_debug("CUPTI: %llu buffers completed (%llu not ktime's), %llu parsed, %llu kernel "
               "records", (unsigned long long)atomic_load(&cu.completed),
               (unsigned long long)atomic_load(&cu.foreign_buffers),

@@ -49,4 +49,14 @@ int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name);
 
 void cuptitimer_info(struct cuptitimer_info *out);
 
+/* The launch about to be made in range (region.h's id, 0: none; in KTIME_RANGE's capture range)
+ * carries ktime's external correlation id, so that its kernel records are attributed: pushes
+ * it on the calling thread's CUPTI stack. Returns true when pushed (cuptitimer_pop() must
+ * follow the real call); false when CUPTI gives no launch records. The launch path: one call
+ * into libcupti. */
+bool cuptitimer_push(uint32_t range);
+
+/* Pops what cuptitimer_push() pushed, after the real call. */
+void cuptitimer_pop(void);
+
 #endif

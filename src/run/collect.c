@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
+#include "comm.h"
+#include "launches.h"
 #include "memop.h"
 #include "region.h"
 #include "state.h"
@@ -73,6 +76,42 @@ static int cmp_regions(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Adds a kernel's samples made in range `region` (st, sk) to its range's row of kernel k.
+ * group maps a range id to 1 + its index in r->regions (0: none yet; the launches outside
+ * every range get a group of their own, room kept). */
+static void region_add(struct report *r, uint32_t *group, uint32_t region,
+                       const struct report_kernel *k, const struct stats *st,
+                       const struct sketch *sk)
+{
+    if (region >= REGION_SLOTS + 2 || (region && !group[region]))
+        return;
+    if (!group[region]) { /* outside every range: a group of its own, room kept */
+        r->regions[r->nregions].name = NULL;
+        group[region] = (uint32_t)++r->nregions;
+    }
+    struct report_region *g = &r->regions[group[region] - 1];
+    struct report_region_row *rr = NULL;
+    for (size_t i = 0; i < g->nrows; i++)
+        if (g->rows[i].mangled == k->mangled)
+            rr = &g->rows[i];
+    if (!rr) {
+        struct report_region_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
+        if (!more)
+            return; /* without memory the range misses this kernel; nothing else is lost */
+        g->rows = more;
+        rr = &g->rows[g->nrows++];
+        memset(rr, 0, sizeof *rr);
+        rr->mangled = k->mangled;
+        rr->name = k->name;
+        rr->kind = k->kind;
+    }
+    stats_merge(&rr->st, st);
+    if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
+        sketch_merge(rr->sk, sk);
+    g->total_us += st->sum;
+    g->timed += st->n;
+}
+
 /* The launches' samples by the range they were made in (aggregates keyed by range), with every
  * range that was pushed, launches or not. Kernel rows are ks's (before memory operations are
  * split off), row_of maps a kernel-table id to 1 + its row. */
@@ -111,35 +150,15 @@ static int collect_regions(struct report *r, struct report_kernel *ks, const uin
         uint32_t row = a->kernel <= mask ? row_of[a->kernel] : 0;
         if (!row || !a->st.n || ks[row - 1].kind == REPORT_MEMOP)
             continue;
-        if (a->region >= cap || (a->region && !group[a->region]))
-            continue;
-        if (!group[a->region]) { /* outside every range: a group of its own, room kept */
-            r->regions[r->nregions].name = NULL;
-            group[a->region] = (uint32_t)++r->nregions;
-        }
-        struct report_region *g = &r->regions[group[a->region] - 1];
-        const struct report_kernel *k = &ks[row - 1];
-        struct report_region_row *rr = NULL;
-        for (size_t i = 0; i < g->nrows; i++)
-            if (g->rows[i].mangled == k->mangled)
-                rr = &g->rows[i];
-        if (!rr) {
-            struct report_region_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
-            if (!more)
-                continue; /* without memory the range misses this kernel; nothing else is lost */
-            g->rows = more;
-            rr = &g->rows[g->nrows++];
-            memset(rr, 0, sizeof *rr);
-            rr->mangled = k->mangled;
-            rr->name = k->name;
-            rr->kind = k->kind;
-        }
-        stats_merge(&rr->st, &a->st);
-        if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
-            sketch_merge(rr->sk, &a->sk);
-        g->total_us += a->st.sum;
-        g->timed += a->st.n;
+        region_add(r, group, a->region, &ks[row - 1], &a->st, &a->sk);
     }
+    r->region_group = group;
+    return 0;
+}
+
+/* Drops the names interned but never pushed, and sorts the ranges and their rows. */
+static void regions_finish(struct report *r)
+{
     /* Names interned but never pushed (KTIME_RANGE=nvtx:NAME's, the overflow entry) are no
      * ranges of the run. */
     size_t kept = 0;
@@ -154,8 +173,8 @@ static int collect_regions(struct report *r, struct report_kernel *ks, const uin
     qsort(r->regions, r->nregions, sizeof *r->regions, cmp_regions);
     r->region_unmatched_pops = atomic_load(&region_stats.unmatched_pops);
     r->region_too_deep = atomic_load(&region_stats.too_deep);
-    free(group);
-    return 0;
+    free(r->region_group);
+    r->region_group = NULL;
 }
 
 static void free_rows(struct report_kernel *rows, size_t n)
@@ -310,6 +329,8 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary)
         free(r->regions);
         r->regions = NULL;
         r->nregions = 0;
+    } else if (r->regions && !(hw_primary && with_aggs)) {
+        regions_finish(r); /* else collect_hw adds CUPTI's records first */
     }
     free(row_of);
     /* Every launch is in calls; what no bucket holds is either a launch other threads were
@@ -404,7 +425,9 @@ int collect_hw(struct report *r, bool hw_primary)
         rk->warmup_skipped = hk->warmup;
         direct = rk->calls - rk->captured - rk->failed;
         covered = (hk->records - hk->in_graph) + ev_timed + rk->dropped + rk->incomplete;
-        rk->incomplete += hk->bad + (direct > covered ? direct - covered : 0);
+        /* KTIME_RANGE: a record whose launch CUPTI never described is no sample; a record of
+         * a launch outside the range is that launch, counted outside at the launch. */
+        rk->incomplete += hk->bad + hk->unknown + (direct > covered ? direct - covered : 0);
     }
     /* Kernels of which no record came at all: what ran after warmup is incomplete. A graph
      * launch after warmup that got no event (none before a hand-over) was timed by its
@@ -424,11 +447,38 @@ int collect_hw(struct report *r, bool hw_primary)
         else
             rk->incomplete += rest;
     }
+    if (hw_primary && r->regions) {
+        /* CUPTI's records by the range their launch was made in (its external id). */
+        HASH_ITER(hh, kt.hw.byname, hk, tmp) {
+            struct report_kernel *rk = NULL;
+            for (size_t i = 0; i < r->nkernels && !rk; i++)
+                if (r->kernels[i].kind == REPORT_KERNEL && strcmp(r->kernels[i].mangled, hk->name) == 0)
+                    rk = &r->kernels[i];
+            for (struct hw_dev *hd = hk->devs; rk && hd; hd = hd->next)
+                if (hd->st.n)
+                    region_add(r, r->region_group, hd->range, rk, &hd->st, &hd->sk);
+        }
+        regions_finish(r);
+    }
     return 0;
+}
+
+void collect_modules(struct report *r, bool stopped)
+{
+    struct report_busy *b = stopped ? busy_report() : NULL;
+
+    for (size_t i = 0; i < r->nkernels; i++)
+        r->kernels[i].launch = launches_of(r->kernels[i].mangled);
+    comm_report(b);
+    r->busy = b;
+    r->comm_pattern = comm_pattern();
+    r->launch_columns = kt.cfg.launch_columns;
 }
 
 void collect_free(struct report *r)
 {
+    free(r->region_group);
+    r->region_group = NULL;
     for (size_t i = 0; i < r->nregions; i++) {
         for (size_t j = 0; j < r->regions[i].nrows; j++)
             free(r->regions[i].rows[j].sk);

@@ -21,6 +21,11 @@ int collect_kernels(struct report *r, bool with_aggs, bool hw_primary);
  * Kernels that only ran as graph nodes get rows of their own. Returns 0 or -1. */
 int collect_hw(struct report *r, bool hw_primary);
 
+/* Adds the modules' parts: each row's launch calls and queue times, the GPUs' busy time and
+ * communication (with stopped: the drain thread has stopped, so their data are final), and
+ * the settings the text needs. After collect_kernels() and collect_hw(). */
+void collect_modules(struct report *r, bool stopped);
+
 /* Frees what collect_kernels() allocated. */
 void collect_free(struct report *r);
 

@@ -177,7 +177,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
             p->primary = is_primary(ctx, dev);
             if (kt.cfg.flush_l2)
                 flush_alloc(p, dev);
-            if (kt.drain.trace) { /* KTIME_TRACE */
+            if (kt.drain.trace || kt.drain.place) { /* KTIME_TRACE, KTIME_BUSY */
                 void *unused = NULL;
                 if (driver_event_ops.create(ctx, &p->anchor, &unused) != 0)
                     p->anchor = NULL; /* this context's launches stay off the timeline */

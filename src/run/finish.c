@@ -412,6 +412,7 @@ static bool build_and_deliver(double t_built, const char *path_done)
     }
     for (int i = 0; i < DROP_NREASONS; i++)
         r->drops[i] += drops[i];
+    collect_modules(r, done.stopped);
     bool to_file = deliver(r, t_built, path_done);
     /* Written again with the report file (finish_late), never apart from it. */
     if (kt.cfg.also_output && (!path_done || to_file))

@@ -18,6 +18,7 @@
 #include "region.h"
 #include "state.h"
 #include "sysinfo.h"
+#include "wire.h"
 
 
 static const char *env_get(const char *name)
@@ -100,6 +101,7 @@ __attribute__((constructor)) static void ktime_init(void)
         nvtx_offer();
     drain_init(&kt.drain, &driver_event_ops);
     hw_init(&kt.hw, kt.cfg.warmup);
+    wire_modules();
     dump_setup();
     if (kt.cfg.trace) {
         trace_init(&kt.trace, (uint64_t)kt.cfg.trace_max);

@@ -225,13 +225,17 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     CUresult r;
 
     /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). Memory
-     * operations get events under every timer. */
+     * operations get events under every timer. A launch made in a range (or in the capture
+     * range of KTIME_RANGE) carries it to its records as an external correlation id. */
     if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI &&
         atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP) {
         if (!launch_untimed(L, k, s, ptds))
             return false;
         if (kt.cfg.flush_l2)
             flush_l2_untimed(s, ptds);
+        uint32_t range = region_current();
+        if (range || kt.cfg.range != RANGE_ALL)
+            L->pushed = cuptitimer_push(range);
         return true;
     }
     launch_busy = 1;
@@ -321,6 +325,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->k = k;
     L->pool = p;
     L->exiting = false;
+    L->pushed = false;
     L->slot = slot;
     L->stream = es;
     if (p->anchor && atomic_load_explicit(&p->anchor_state, memory_order_acquire) == 0)
@@ -340,6 +345,13 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         goto untimed;
     }
     launch_busy = 0;
+    /* KTIME_TIMER=both: CUPTI's records of it carry its range too. */
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_BOTH) {
+        uint32_t range = region_current();
+        if (range || kt.cfg.range != RANGE_ALL)
+            L->pushed = cuptitimer_push(range);
+    }
+    L->t0 = launch_clock();
     return true;
 untimed:
     launch_busy = 0;
@@ -348,6 +360,10 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
+    uint64_t t1 = L->pool ? launch_clock() : 0;
+
+    if (L->pushed)
+        cuptitimer_pop();
     if (!L->pool) { /* timed by CUPTI, not drawn by KTIME_SAMPLE, or made during the report */
         if (L->exiting && r == CUDA_SUCCESS) {
             atomic_fetch_add_explicit(&L->k->shutdown, 1, memory_order_relaxed);
@@ -404,6 +420,7 @@ void launch_end(struct launch *L, CUresult r)
         s->shape = L->shape;
         s->bytes = L->bytes;
         s->region = (uint16_t)region_current();
+        s->api_ns = t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
                                                       : (uintptr_t)L->stream;
@@ -426,6 +443,7 @@ bool launch_during_exit(struct launch *L, void *handle, int kind)
     L->k = k;
     L->pool = NULL;
     L->exiting = true;
+    L->pushed = false;
     return true;
 }
 

@@ -44,6 +44,16 @@ for how in api:"" nvtx:--nvtx domain:--domain; do
     check "$h: the kernels' own rows unchanged" sh -c "'$JCHECK' '$tmp/$h.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/$h.json' 'kernels[mangled=k_fwd].mean_us' '~' 100 0.01"
     check "$h: calls are the fake's" counts_match "$tmp/$h.json" "$tmp/$h.cnt"
 done
+# The CUPTI timer: each launch made in a range carries it to its records (an external
+# correlation id): the same ranges, the same samples, exactly.
+for how in api:"" nvtx:--nvtx; do
+    h=cu${how%%:*}
+    run_ktime "$h" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_NVTX=1 KTIME_OUTPUT="$tmp/$h.json" FAKECUDA_COUNT_FILE="$tmp/$h.cnt" "$R" ${how#*:} $N
+    check "$h: same exit status and stdout as without ktime" same_run p "$h"
+    check "$h: timed by CUPTI" jc "$tmp/$h.json" timer.used == cupti
+    check "$h: each kernel under its innermost range, as with events" innermost "$h"
+    check "$h: calls are the fake's" counts_match "$tmp/$h.json" "$tmp/$h.cnt"
+done
 check "NVTX: ktime is NVTX's tool" jc "$tmp/nvtx.json" regions.nvtx == "ktime is NVTX's tool (NVTX_INJECTION64_PATH)"
 check "API without NVTX: the ranges all the same" jc "$tmp/api.json" 'regions.ranges[name=forward].closed' == $N
 
@@ -83,6 +93,9 @@ check "KTIME_RANGE=nvtx:forward: only k_fwd timed, the others counted outside th
     sh -c "'$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_bwd].timed' == 0 && '$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_bwd].outside_range' == $((N - 5))"
 check "KTIME_RANGE=nvtx:forward: the range's pushes and pops" \
     sh -c "'$JCHECK' '$tmp/rg.json' range.mode == nvtx:forward && '$JCHECK' '$tmp/rg.json' range.ranges == $N && '$JCHECK' '$tmp/rg.json' range.starts == $N && '$JCHECK' '$tmp/rg.json' range.stops == $N"
+run_ktime rgc KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_NVTX=1 KTIME_RANGE=nvtx:forward KTIME_OUTPUT="$tmp/rgc.json" "$R" --nvtx $N
+check "KTIME_RANGE=nvtx:forward with CUPTI: the same samples and counts as with events" \
+    sh -c "'$JCHECK' '$tmp/rgc.json' timer.used == cupti && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_fwd].mean_us' '~' 100 0.01 && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_bwd].timed' == 0 && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_bwd].outside_range' == $((N - 5))"
 run_ktime rgt KTIME_NVTX=1 KTIME_RANGE=nvtx:forward "$R" --nvtx $N
 check "KTIME_RANGE=nvtx:forward: the header's range line" \
     grep -q '^range    KTIME_RANGE=nvtx:forward: only launches while a range forward is open (on any thread) are timed;$' "$tmp/rgt.err"

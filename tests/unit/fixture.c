@@ -9,6 +9,7 @@
 
 #include "gatewatch.h"
 #include "memop.h"
+#include "wire.h"
 
 /* ---- the gate watchdog, without its thread ----
  * These definitions stand for gatewatch.c's: the unit tests link ktime's objects from a
@@ -103,6 +104,7 @@ int fx_setup(void **state)
     /* No drain thread unless the test starts one: it folds with drain_pass(). */
     drain_stop(&kt.drain, 0);
     hw_init(&kt.hw, kt.cfg.warmup);
+    wire_modules();
     atomic_store(&kt.timing, kt.cfg.timer);
     /* The driver table is the fake's (ktime_driver_ready() says yes without resolving it);
      * the exit handlers count as installed, so that a first launch installs none. */
@@ -135,6 +137,7 @@ int fx_teardown(void **state)
         shape_set_free(a->shapes);
         free(a);
     }
+    wire_free(); /* the modules hold names of the kernel table and of hw */
     for (uint32_t i = 0; i <= kt.ktab.mask; i++)
         free(atomic_load(&kt.ktab.slots[i].name));
     free(kt.ktab.slots);
@@ -222,6 +225,7 @@ int fx_collect(struct report *r, bool hw, bool hw_primary)
         return -1;
     for (int i = 0; i < DROP_NREASONS; i++)
         r->drops[i] += atomic_load(&kt.drops[i]);
+    collect_modules(r, true);
     return 0;
 }
 

@@ -1,0 +1,98 @@
+/* launches.c - each kernel's launch calls and queue times (launches.h). */
+#include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
+#include "launches.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "state.h"
+
+struct lq {
+    const char *name;           /* the hash key: a kernel table's or CUPTI's stable name */
+    struct report_launch r;
+    struct sketch api_sk, queue_sk;
+    UT_hash_handle hh;
+};
+
+/* The drain thread's, then the exit's. */
+static struct lq *byname;
+static struct lq *last;
+
+static struct lq *lq_of(const char *name)
+{
+    struct lq *q;
+
+    if (last && (last->name == name || strcmp(last->name, name) == 0))
+        return last;
+    HASH_FIND_STR(byname, name, q);
+    if (!q) {
+        if (!(q = calloc(1, sizeof *q)))
+            return NULL;
+        q->name = name;
+        q->r.api_sk = &q->api_sk;
+        q->r.queue_sk = &q->queue_sk;
+        HASH_ADD_KEYPTR(hh, byname, q->name, strlen(q->name), q);
+    }
+    return last = q;
+}
+
+static void add(struct stats *s, struct sketch *sk, double us)
+{
+    stats_add(s, us);
+    sketch_add(sk, us);
+}
+
+void launches_sample(const struct drain_out *o)
+{
+    const struct ktab_entry *e;
+    const char *name;
+    struct lq *q;
+
+    if (!o->api_ns || o->kernel > kt.ktab.mask)
+        return;
+    e = &kt.ktab.slots[o->kernel];
+    name = atomic_load_explicit(&e->name, memory_order_acquire);
+    if (!name || atomic_load_explicit(&e->kind, memory_order_relaxed) == KTAB_MEMOP)
+        return;
+    if ((q = lq_of(name)))
+        add(&q->r.api, &q->api_sk, (double)o->api_ns / 1000.0);
+}
+
+void launches_record(const struct hw_out *o)
+{
+    struct lq *q;
+
+    /* A graph's kernel nodes share their graph launch's call: theirs is no launch of theirs. */
+    if (!o->timed || !o->name || o->in_graph || (o->api_ns < 0 && o->queue_ns < 0))
+        return;
+    if (!(q = lq_of(o->name)))
+        return;
+    /* KTIME_TIMER=both: the launch call is the events' (their clock reads), not timed twice. */
+    if (o->api_ns >= 0 && kt.cfg.timer == TIMER_CUPTI)
+        add(&q->r.api, &q->api_sk, (double)o->api_ns / 1000.0);
+    if (o->queue_ns >= 0)
+        add(&q->r.queue, &q->queue_sk, (double)o->queue_ns / 1000.0);
+}
+
+const struct report_launch *launches_of(const char *mangled)
+{
+    struct lq *q;
+
+    if (!mangled)
+        return NULL;
+    HASH_FIND_STR(byname, mangled, q);
+    return q && (q->r.api.n || q->r.queue.n) ? &q->r : NULL;
+}
+
+void launches_free(void)
+{
+    struct lq *q, *tmp;
+
+    HASH_ITER(hh, byname, q, tmp) {
+        HASH_DEL(byname, q);
+        free(q);
+    }
+    last = NULL;
+}
