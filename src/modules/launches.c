@@ -65,7 +65,8 @@ void launches_record(const struct hw_out *o)
     struct lq *q;
 
     /* A graph's kernel nodes share their graph launch's call: theirs is no launch of theirs. */
-    if (!o->timed || !o->name || o->in_graph || (o->api_ns < 0 && o->queue_ns < 0))
+    if (!kt.cfg.launch_times || !o->timed || !o->name || o->in_graph ||
+        (o->api_ns < 0 && o->queue_ns < 0))
         return;
     if (!(q = lq_of(o->name)))
         return;

@@ -471,7 +471,7 @@ void collect_modules(struct report *r, bool stopped)
         r->kernels[i].launch = launches_of(r->kernels[i].mangled);
     comm_report(b);
     r->busy = b;
-    r->comm_pattern = comm_pattern();
+    r->comm_pattern = busy_on() ? comm_pattern() : NULL;
     r->launch_columns = kt.cfg.launch_columns;
 }
 

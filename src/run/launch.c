@@ -351,7 +351,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         if (range || kt.cfg.range != RANGE_ALL)
             L->pushed = cuptitimer_push(range);
     }
-    L->t0 = launch_clock();
+    L->t0 = kt.cfg.launch_times ? launch_clock() : 0;
     return true;
 untimed:
     launch_busy = 0;
@@ -360,7 +360,7 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
-    uint64_t t1 = L->pool ? launch_clock() : 0;
+    uint64_t t1 = L->pool && L->t0 ? launch_clock() : 0;
 
     if (L->pushed)
         cuptitimer_pop();
@@ -420,7 +420,7 @@ void launch_end(struct launch *L, CUresult r)
         s->shape = L->shape;
         s->bytes = L->bytes;
         s->region = (uint16_t)region_current();
-        s->api_ns = t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
+        s->api_ns = !L->t0 ? 0 : t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
                                                       : (uintptr_t)L->stream;
