@@ -92,6 +92,8 @@ def load_json(path):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if e.end == len(data) and "unexpected end" in str(e.reason):
+            raise KtoolError("%s: truncated (a character cut short at byte %d)" % (path, e.start))
         raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
     try:
         return json.loads(text)

@@ -122,10 +122,10 @@ enum rm_reason { RM_REASONS(RM_ENUM_R) RM_NREASONS };
 #define RM_ENUM_BC(name, key) RBC_##name,
 #define RM_ENUM_G(name, key, edge) RG_##name,
 #define RM_ENUM_M(name, key) RK_##name,
-enum rm_busy { RM_BUSY(RM_ENUM_B) RM_NBUSY };
+enum rm_busy_field { RM_BUSY(RM_ENUM_B) RM_NBUSY };
 enum rm_busy_count { RM_BUSY_COUNTS(RM_ENUM_BC) RM_NBUSY_COUNTS };
 enum rm_gap_bin { RM_GAP_BINS(RM_ENUM_G) RM_NGAP_BINS };
-enum rm_comm { RM_COMM(RM_ENUM_M) RM_NCOMM };
+enum rm_comm_field { RM_COMM(RM_ENUM_M) RM_NCOMM };
 
 /* The largest gaps a report names, per GPU and per stream. */
 #define RM_GAP_TOP 5
