@@ -50,11 +50,16 @@ class RenderFailed(Exception):
 # ------------------------------------------------------------------ loading and checking
 
 def is_count(v):
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 63
+
+
+# A report's numbers stay far from overflow, so that no sum or ratio of them is infinite.
+NUM_LIMIT = 1e300
 
 
 def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and abs(v) < NUM_LIMIT)
 
 
 def _cut_short(text, pos):
@@ -95,8 +100,10 @@ def load_json(path):
         if e.end == len(data) and "unexpected end" in str(e.reason):
             raise KtoolError("%s: truncated (a character cut short at byte %d)" % (path, e.start))
         raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
+    def no_constant(word):
+        raise ValueError("%s is not a JSON number (RFC 8259)" % word)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=no_constant)
     except json.JSONDecodeError as e:
         what = "truncated" if _cut_short(text, e.pos) else "not valid JSON"
         raise KtoolError("%s: %s (line %d, column %d: %s)" % (path, what, e.lineno, e.colno, e.msg))
@@ -119,6 +126,138 @@ def check_block(path, where, b, counts=("timed",)):
             _need(is_count(v), path, "%s.%s" % (where, k), "is %r, not a count" % (v,))
         elif k.endswith("_us") or k.endswith("_us2") or k.endswith("_ms") or k == "percent":
             _need(v is None or is_num(v), path, "%s.%s" % (where, k), "is %r, not a number" % (v,))
+
+
+# ------------------------------------------------------------------ the report's shape
+#
+# What each field a report may have must hold, for the fields this tool reads (a field it does
+# not know is let be). A spec is a kind ("count", "int", "num", "str", "bool", "any"), or a
+# dict of field specs (an object), or ("list", spec); "?" after a kind allows null, "!" before
+# a field's name makes it required.
+
+STATS = {"total_ms": "num+?", "percent": "num+?", "mean_us": "num+?", "min_us": "num+?",
+         "max_us": "num+?", "stddev_us": "num+?", "sum_us": "num+?", "m2_us2": "num+?",
+         "p50_us": "num+?", "p90_us": "num+?", "p99_us": "num+?", "histogram": "histogram?",
+         "outside_range": "count"}
+COUNTS = {k: "count" for k in COUNT_FIELDS}
+SHAPE = dict(STATS, **{"!grid": ("list", "count"), "!block": ("list", "count"),
+                       "!shared_bytes": "count", "!timed": "count"})
+OTHER_SHAPES = dict(STATS, **{"!shapes": "count", "untracked": "bool", "!timed": "count"})
+RANK_ENTRY = {"input": "count", "rank": "int?", "host": "str?", "pid": "int?", "calls": "count",
+              "timed": "count", "total_ms": "num?", "mean_us": "num?"}
+SPREAD_END = {"input": "count", "rank": "int?", "!label": "str", "!total_ms": "num+"}
+KERNEL = dict(STATS, **{k: v for k, v in COUNTS.items() if k not in ("calls", "timed")}, **{
+    "!name": "str", "name_bytes": "str", "!mangled": "str", "kind": "str",
+    "devices": ("list", "count"), "!calls": "count", "!timed": "count", "!total_ms": "num+",
+    "!percent": "num+",
+    "total_estimated": "bool", "few_samples": "bool", "near_floor": "bool",
+    "per_device": ("list", dict(STATS, **{"!device": "count", "!timed": "count"})),
+    "hw": dict(STATS, **{"!timed": "count", "bias_us": "num?"}),
+    "shapes": ("list", SHAPE), "other_shapes": dict(OTHER_SHAPES, nullable=True),
+    "ranks": ("list", RANK_ENTRY),
+    "rank_spread": {"ranks": "count", "!slowest": SPREAD_END, "!fastest": SPREAD_END,
+                    "ratio": "num?", "nullable": True}})
+MEMOP = dict(STATS, **{"!kind": "str", "!calls": "count", "!timed": "count", "!bytes": "count",
+                       "!timed_bytes": "count", "gb_per_s": "num?"},
+             **{k: "count" for k in ("warmup_skipped", "captured", "dropped", "failed",
+                                     "incomplete", "outside_range", "unsampled", "ungated")})
+REGION_KERNEL = dict(STATS, **{"!name": "str", "!mangled": "str", "kind": "str", "!timed": "count"})
+REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_deep": "count",
+           "!ranges": ("list", {"name": "str?", "closed": "count", "open_at_exit": "count",
+                                "wall_ms": "num", "timed": "count", "total_ms": "num",
+                                "kernels": ("list", REGION_KERNEL)}),
+           "nullable": True}
+DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
+          "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
+          "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
+REPORT = {
+    "ktime_version": "str", "ktime_build": "str?", "command": ("list", "str"),
+    "command_bytes": ("list", "str"), "host": "str?", "host_bytes": "str", "rank": "int?",
+    "local_rank": "int?", "world_size": "int?", "start_time": "str?", "end_time": "str?",
+    "pid": "int?", "!timing_method": "str", "launch_gate": "bool", "launch_gate_mode": "str?",
+    "launch_gate_requested": "str?", "launch_gate_unavailable_contexts": "count",
+    "contexts": "count", "!warmup": "count", "group": "str?",
+    "timer": {"requested": "str?", "used": "str?", "note": "str?", "cupti_library": "str?",
+              "cupti_records_dropped": "count", "cupti_buffers_refused": "count", "nullable": True},
+    "range": {"mode": "str", "starts": "count", "stops": "count", "ranges": "count",
+              "open_at_exit": "bool", "nullable": True},
+    "flush_l2": {"bytes": "count", "flushes": "count", "refused": "count", "contexts": "count",
+                 "contexts_without_buffer": "count", "nullable": True},
+    "conditions": {"text": ("list", "str"), "nullable": True},
+    "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
+    "memops": ("list?", MEMOP), "regions": REGIONS, "note": "str?",
+    "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
+    "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
+                                           "captured", "dropped", "failed_launches",
+                                           "incomplete_at_exit", "in_graph", "timed_by_nodes",
+                                           "cupti_timed", "unsampled", "outside_range",
+                                           "sample")},
+                    **{"!timed_total_ms": "num+", "dropped_reasons": "counts"}),
+}
+
+
+def _kind_ok(kind, v):
+    if kind == "count":
+        return is_count(v)
+    if kind == "int":
+        return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2 ** 63
+    if kind == "num":
+        return is_num(v)
+    if kind == "num+":
+        return is_num(v) and v >= 0
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "counts":
+        return isinstance(v, dict) and all(is_count(c) for c in v.values())
+    if kind == "histogram":
+        return (isinstance(v, dict) and is_num(v.get("gamma")) and v["gamma"] > 1
+                and is_num(v.get("first_edge_us")) and v["first_edge_us"] > 0
+                and isinstance(v.get("buckets"), list)
+                and all(isinstance(b, list) and len(b) == 3 and is_count(b[0]) and is_num(b[1])
+                        and is_count(b[2]) for b in v["buckets"]))
+    return True  # "any"
+
+
+_WORDS = {"count": "a count", "int": "an integer", "num": "a finite number",
+          "num+": "a finite number, not negative", "str": "a string",
+          "bool": "true or false", "counts": "an object of counts",
+          "histogram": "a histogram (gamma, first_edge_us, buckets of [index, edge, count])"}
+
+
+def check_shape(path, where, v, spec):
+    """Raises KtoolError naming the first field of v (at where) that spec does not allow."""
+    if isinstance(spec, str):
+        kind, nullable = spec.rstrip("?"), spec.endswith("?")
+        if (v is None and nullable) or _kind_ok(kind, v):
+            return
+        raise KtoolError("%s: not a ktime report: %s is %s, not %s"
+                         % (path, where, _short(v), _WORDS.get(kind, kind)))
+    if isinstance(spec, tuple):
+        if v is None and spec[0].endswith("?"):
+            return
+        _need(isinstance(v, list), path, where, "is %s, not a list" % _short(v))
+        for i, e in enumerate(v):
+            check_shape(path, "%s[%d]" % (where, i), e, spec[1])
+        return
+    if v is None and spec.get("nullable"):
+        return
+    _need(isinstance(v, dict), path, where, "is %s, not an object" % _short(v))
+    for key, sub in spec.items():
+        if key == "nullable":
+            continue
+        name = key.lstrip("!")
+        at = "%s.%s" % (where, name) if where else name
+        if name not in v:
+            _need(not key.startswith("!"), path, where or "the top level", "has no '%s'" % name)
+            continue
+        check_shape(path, at, v[name], sub)
+
+
+def _short(v):
+    t = repr(v)
+    return t if len(t) <= 40 else t[:37] + "..."
 
 
 def check_report(path, r, allow_merged=True):
@@ -188,6 +327,27 @@ def check_report(path, r, allow_merged=True):
         if k != "dropped_reasons" and k != "timed_total_ms" and k != "sample":
             _need(is_count(v), path, "totals." + k, "is %r, not a count" % (v,))
     _need(is_num(r["totals"].get("timed_total_ms")), path, "totals.timed_total_ms", "is not a number")
+    check_shape(path, "", r, REPORT)
+    # A block with samples has their statistics (the quantiles and histogram may be null).
+    blocks = []
+    for i, k in enumerate(r["kernels"]):
+        w = "kernels[%d]" % i
+        blocks += [("%s.per_device[%d]" % (w, j), d, ()) for j, d in enumerate(k.get("per_device") or [])]
+        blocks += [("%s.shapes[%d]" % (w, j), d, ()) for j, d in enumerate(k.get("shapes") or [])]
+        if k.get("other_shapes"):
+            blocks.append((w + ".other_shapes", k["other_shapes"], ()))
+        if k.get("hw"):
+            blocks.append((w + ".hw", k["hw"], ("mean_us",)))
+    for i, g in enumerate((rg or {}).get("ranges") or []):
+        blocks += [("regions.ranges[%d].kernels[%d]" % (i, j), k, ())
+                   for j, k in enumerate(g.get("kernels") or [])]
+    for where, b, more in blocks:
+        if not b["timed"]:
+            continue
+        for f in ("sum_us", "m2_us2", "min_us", "max_us") + more:
+            _need(is_num(b.get(f)), path, "%s.%s" % (where, f), "is not a number")
+        for f in ("mean_us", "stddev_us", "percent", "total_ms"):
+            _need(f not in b or is_num(b[f]), path, "%s.%s" % (where, f), "is not a number")
     if "merged_from" in r and not allow_merged:
         raise KtoolError("%s: is a merged report; merge the reports it was made from instead" % path)
     return r
@@ -272,6 +432,11 @@ def raw(obj, key):
 
 def b(s):
     return s.encode("utf-8", "surrogateescape")
+
+
+def total_ms_of(b):
+    """A block's total_ms, or its samples' sum where it has none."""
+    return b["total_ms"] if is_num(b.get("total_ms")) else (b.get("sum_us") or 0.0) / 1000.0
 
 
 def rank_label(e, i):
@@ -614,7 +779,7 @@ def merge_reports(inputs, verb="merge"):
                 out[f] = sum(k.get(f, 0) or 0 for k in ks)
         st = merge_stats(ks, p0)
         if any(k.get("total_estimated") for k in ks):
-            total_us = sum(k["total_ms"] * 1000.0 for k in ks)
+            total_us = sum(total_ms_of(k) * 1000.0 for k in ks)
         else:
             total_us = st["sum_us"]
         out["_total_us"] = total_us
@@ -1032,7 +1197,11 @@ def write_out(data, path=None):
 
 
 def dump_json(obj):
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    """obj as JSON text; never NaN or Infinity, which are not JSON (RFC 8259)."""
+    try:
+        return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        raise KtoolError("a result is not a finite number (NaN or infinite): not written")
 
 
 def cmd_report(a):
@@ -1210,6 +1379,22 @@ def selftest():
         exact = srt[math.floor(q * (len(srt) - 1))]
         ok = ok and abs(merged[key] - exact) <= 0.01 * exact
     check("merge: quantiles of the merged histogram within 1 % of the exact sample quantiles", ok)
+    try:
+        dump_json({"x": float("nan")})
+        refused = False
+    except KtoolError:
+        refused = True
+    check("json: NaN is never written (an error instead)", refused)
+    try:
+        check_report("selftest", json.loads('{"schema_version": 2, "kernels": [], "totals": '
+                                            '{"timed_total_ms": 0}, "devices": [], "warmup": 5, '
+                                            '"timing_method": "cuda-events", "memops": [{"kind": '
+                                            '"HtoD", "calls": 1, "bytes": 1, "timed_bytes": 0}]}'))
+        said = ""
+    except KtoolError as e:
+        said = str(e)
+    check("validation: a memory operation without 'timed' is named, not a KeyError",
+          said == "selftest: not a ktime report: memops[0] has no 'timed'")
     print("1..%d" % len(results))
     return 0 if all(results) else 1
 

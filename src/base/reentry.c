@@ -1,4 +1,4 @@
 /* reentry.c - the per-thread re-entry guard (reentry.h). */
 #include "reentry.h"
 
-__thread int launch_busy __attribute__((tls_model("initial-exec")));
+__thread int inside_ktime __attribute__((tls_model("initial-exec")));

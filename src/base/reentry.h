@@ -5,6 +5,6 @@
 #define KTIME_REENTRY_H
 
 /* Non-zero while ktime itself runs on this thread. Initial-exec TLS: one load, no call. */
-extern __thread int launch_busy __attribute__((tls_model("initial-exec")));
+extern __thread int inside_ktime __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -249,9 +249,8 @@ static void compact_pending(struct pool *p)
  * its size (at least 1024 pairs more), since a burst of launches outruns small targets. A pass
  * makes at most DRAIN_GROW_STEP pairs and spends at most DRAIN_GROW_BUDGET_NS on them, each
  * published at once, and folds completed pairs in between: creating an event waits inside the
- * driver behind the threads that launch (7 to 38 us an event with 4 threads launching, in two
- * H200 runs), so 256 pairs could hold the drain for 10 ms while every launch found the pool
- * empty (and making 12 288 in one pass, as ktime once did, about 150 ms). */
+ * driver behind the threads that launch, so making many pairs in one pass would hold the
+ * drain for milliseconds while every launch found the pool empty. */
 static void grow_step(struct drain *d, struct pool *p)
 {
     uint32_t created = atomic_load_explicit(&p->created, memory_order_relaxed), made = 0, n;
@@ -283,30 +282,16 @@ static void grow_step(struct drain *d, struct pool *p)
                   p->grow_to - p->grow_from, p->grow_to);
 }
 
-/* Events on one stream complete in the order they were recorded, which is the order their
- * pairs were submitted (one thread per stream, or the per-thread default stream). So for each
- * stream the completed pairs are a prefix of its pending ones, found by looking back from the
- * newest and bisecting: a pass costs O(log m) queries per stream, m the pairs still pending,
- * plus one elapsed-time call per completed pair. Streams past DRAIN_STREAMS are queried pair
- * by pair. */
-uint32_t drain_pass_pool(struct drain *d, struct pool *p)
+/* Groups p's npending positions by stream, in order (a counting sort into p->scratch): group
+ * g's positions are p->scratch[first[g] .. first[g] + count[g]); streams past DRAIN_STREAMS
+ * share group DRAIN_STREAMS. */
+static void group_pending(struct pool *p, uint32_t count[DRAIN_STREAMS + 1],
+                          uint32_t first[DRAIN_STREAMS + 2])
 {
     uintptr_t streams[DRAIN_STREAMS];
-    uint32_t count[DRAIN_STREAMS + 1] = { 0 }, first[DRAIN_STREAMS + 2];
+    uint32_t n = p->npending, at[DRAIN_STREAMS + 1];
     int nstreams = 0;
-    uint32_t done = 0, id, n, at[DRAIN_STREAMS + 1];
 
-    if (atomic_load_explicit(&p->dead, memory_order_acquire))
-        return 0;
-    if (atomic_load_explicit(&p->gone, memory_order_acquire)) {
-        drain_pool_gone(d, p);
-        return 0;
-    }
-    while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
-        p->pending[p->npending++] = id;
-    n = p->npending;
-
-    /* Group the pending positions by stream, in order (a counting sort into scratch). */
     for (uint32_t j = 0; j < n; j++) {
         uintptr_t st = p->slots[p->pending[j]].stream;
         int g = group_of(streams, nstreams, st);
@@ -321,84 +306,126 @@ uint32_t drain_pass_pool(struct drain *d, struct pool *p)
         at[g] = first[g];
     for (uint32_t j = 0; j < n; j++)
         p->scratch[at[group_of(streams, nstreams, p->slots[p->pending[j]].stream)]++] = j;
+}
 
-    for (int g = 0; g <= DRAIN_STREAMS; g++) {
-        uint32_t *pos = p->scratch + first[g], k = count[g], lo = 0, hi;
-        int r;
-
-        if (k == 0)
-            continue;
-        if (g == DRAIN_STREAMS) { /* too many streams: each pair on its own */
-            for (uint32_t m = 0; m < k; m++) {
-                r = done_at(d, p, pos[m]);
-                if (r == 0)
-                    continue; /* pending */
-                if (r == -2 || (r = fold(d, p, pos[m])) == -2)
-                    goto gone;
-                done += r == 0;
-            }
-            continue;
-        }
-        /* Positions below lo are complete, from hi on pending. Usually all but the newest few
-         * have completed: look back from the newest in steps of 1, 1, 2, 4... until a probe
-         * finds a complete pair, then bisect what is left between. */
-        hi = k;
-        for (uint32_t step = 1, probes = 0; lo < hi; probes++) {
-            uint32_t at = hi - lo > step ? hi - step : lo;
-            r = done_at(d, p, pos[at]);
-            if (r == -2)
-                goto gone;
-            if (r == 1) {
-                lo = at + 1;
-                break;
-            }
-            hi = at;
-            if (probes > 0)
-                step *= 2;
-        }
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            r = done_at(d, p, pos[mid]);
-            if (r == -2)
-                goto gone;
-            if (r == 1)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (uint32_t m = 0; m < lo; m++) {
-            r = fold(d, p, pos[m]);
-            if (r == -2)
-                goto gone;
-            if (r == 1)
-                break; /* not in recording order after all: the rest wait too */
-            done++;
-        }
+/* Folds the completed pairs of the positions pos[0..k) of a group past DRAIN_STREAMS, each
+ * pair queried on its own; adds those folded to *done. Returns -2 when the pool's context is
+ * gone, else 0. */
+static int fold_each(struct drain *d, struct pool *p, const uint32_t *pos, uint32_t k,
+                     uint32_t *done)
+{
+    for (uint32_t m = 0; m < k; m++) {
+        int r = done_at(d, p, pos[m]);
+        if (r == 0)
+            continue; /* pending */
+        if (r == -2 || (r = fold(d, p, pos[m])) == -2)
+            return -2;
+        *done += r == 0;
     }
-    compact_pending(p);
+    return 0;
+}
 
-    /* A retiring pool dies once drained, or at its deadline with the rest incomplete;
-     * the thread destroying its context waits for that. */
-    if (atomic_load_explicit(&p->retiring, memory_order_acquire)) {
-        if (p->npending == 0 && !mpmc_pop(&p->submit_q, &id)) {
-            atomic_store_explicit(&p->dead, 1, memory_order_release);
+/* Folds the completed pairs of one stream's positions pos[0..k), in recording order: the
+ * completed ones are a prefix. Adds those folded to *done. Returns -2 when the pool's context
+ * is gone, else 0. */
+static int fold_stream(struct drain *d, struct pool *p, const uint32_t *pos, uint32_t k,
+                       uint32_t *done)
+{
+    uint32_t lo = 0, hi = k;
+    int r;
+
+    /* Positions below lo are complete, from hi on pending. Usually all but the newest few
+     * have completed: look back from the newest in steps of 1, 1, 2, 4... until a probe finds
+     * a complete pair, then bisect what is left between. */
+    for (uint32_t step = 1, probes = 0; lo < hi; probes++) {
+        uint32_t at = hi - lo > step ? hi - step : lo;
+        r = done_at(d, p, pos[at]);
+        if (r == -2)
+            return -2;
+        if (r == 1) {
+            lo = at + 1;
+            break;
+        }
+        hi = at;
+        if (probes > 0)
+            step *= 2;
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        r = done_at(d, p, pos[mid]);
+        if (r == -2)
+            return -2;
+        if (r == 1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t m = 0; m < lo; m++) {
+        r = fold(d, p, pos[m]);
+        if (r == -2)
+            return -2;
+        if (r == 1)
+            break; /* not in recording order after all: the rest wait too */
+        (*done)++;
+    }
+    return 0;
+}
+
+/* A retiring pool dies once drained, or at its deadline with the rest incomplete; the thread
+ * destroying its context waits for that. */
+static void retire_step(struct drain *d, struct pool *p)
+{
+    uint32_t id;
+
+    if (p->npending == 0 && !mpmc_pop(&p->submit_q, &id)) {
+        atomic_store_explicit(&p->dead, 1, memory_order_release);
+        return;
+    }
+    if (p->npending == 0)
+        p->pending[p->npending++] = id;
+    if (drain_now_ms() >= p->retire_deadline_ms) {
+        abandon_pending(d, p);
+        atomic_store_explicit(&p->dead, 1, memory_order_release);
+    }
+}
+
+/* Events on one stream complete in the order they were recorded, which is the order their
+ * pairs were submitted (one thread per stream, or the per-thread default stream). So for each
+ * stream the completed pairs are a prefix of its pending ones, found by looking back from the
+ * newest and bisecting: a pass costs O(log m) queries per stream, m the pairs still pending,
+ * plus one elapsed-time call per completed pair. Streams past DRAIN_STREAMS are queried pair
+ * by pair. */
+uint32_t drain_pass_pool(struct drain *d, struct pool *p)
+{
+    uint32_t count[DRAIN_STREAMS + 1] = { 0 }, first[DRAIN_STREAMS + 2];
+    uint32_t done = 0, id;
+
+    if (atomic_load_explicit(&p->dead, memory_order_acquire))
+        return 0;
+    if (atomic_load_explicit(&p->gone, memory_order_acquire)) {
+        drain_pool_gone(d, p);
+        return 0;
+    }
+    while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
+        p->pending[p->npending++] = id;
+    group_pending(p, count, first);
+    for (int g = 0; g <= DRAIN_STREAMS; g++) {
+        const uint32_t *pos = p->scratch + first[g];
+        if (count[g] == 0)
+            continue;
+        if ((g == DRAIN_STREAMS ? fold_each(d, p, pos, count[g], &done)
+                                : fold_stream(d, p, pos, count[g], &done)) == -2) {
+            /* The context went without ktime seeing it go: touch none of its events again. */
+            compact_pending(p);
+            drain_pool_gone(d, p);
             return done;
         }
-        if (p->npending == 0)
-            p->pending[p->npending++] = id;
-        if (drain_now_ms() >= p->retire_deadline_ms) {
-            abandon_pending(d, p);
-            atomic_store_explicit(&p->dead, 1, memory_order_release);
-        }
-        return done;
     }
-
-    grow_step(d, p);
-    return done;
-gone:
-    /* The context went without ktime seeing it go: touch none of its events again. */
     compact_pending(p);
-    drain_pool_gone(d, p);
+    if (atomic_load_explicit(&p->retiring, memory_order_acquire))
+        retire_step(d, p);
+    else
+        grow_step(d, p);
     return done;
 }
 
@@ -438,11 +465,11 @@ double drain_now_ms(void)
     return (double)monotonic_ns() / 1e6;
 }
 
-/* How long the drain sleeps between passes. Never spinning matters: a query costs the
- * driver 1 to 2 us while the program launches (H200, tools/bench/eventcost), and a pass makes
- * a few per stream however many pairs completed. Batching completions 500 us at a time keeps
- * the queries near 0.1 per sample at 200k launches/s (the pool starts at 1024 pairs: room for
- * 2 ms of them); idle, it backs off to 2 ms. Exit and context releases do not wait for it. */
+/* How long the drain sleeps between passes. Never spinning matters: a query costs the driver
+ * time while the program launches (tools/bench/eventcost), and a pass makes a few per stream
+ * however many pairs completed. Batching completions 500 us at a time keeps the queries to a
+ * small fraction of the samples at high launch rates (the pool's first 1024 pairs have room
+ * for them); idle, it backs off to 2 ms. Exit and context releases do not wait for it. */
 #define DRAIN_BUSY_SLEEP_US 500
 #define DRAIN_IDLE_MAX_US 2000
 

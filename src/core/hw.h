@@ -41,9 +41,9 @@ struct hw_kernel {
 };
 
 /* A stream of ktime's own launches (the timing floor's): its records are counted under the
- * name given here, whatever name CUPTI gives them. CUPTI has been seen (H200, CUDA 13.0) to
- * give the floor's kernel, loaded at exit, the name of a kernel whose module the program had
- * unloaded: 33 floor records then sat in that kernel's row. */
+ * name given here, whatever name CUPTI gives them: CUPTI may give the floor's kernel, loaded
+ * at exit, the name of a kernel whose module the program had unloaded, and the floor's
+ * records would then sit in that kernel's row. */
 #define HW_OWN_MAX 64
 struct hw_own {
     uint32_t context_id, stream_id; /* CUPTI's ids, as in its records */

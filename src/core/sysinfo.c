@@ -1,10 +1,12 @@
-/* sysinfo.c - the command line, the NVIDIA module's version and demangled names, for the
- * report. */
+/* sysinfo.c - the command line, the NVIDIA module's version and demangled names (bounded:
+ * mangled.h), for the report. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "sysinfo.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "dl.h"
+#include "mangled.h"
 
 int sysinfo_cmdline(char *buf, size_t size, const char **argv, int max)
 {
@@ -91,15 +94,26 @@ void sysinfo_nvidia_version(const char *path, char *out, size_t size)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* Demangled bytes handed out so far, all threads (sysinfo_demangle's budget). */
+static _Atomic uint64_t demangled_total;
+
 char *sysinfo_demangle(const char *mangled)
 {
     static demangle_fn _Atomic fn;
     static _Atomic int looked;
     demangle_fn d;
     int status = -1;
+    uint64_t bound, used;
     char *out;
 
-    if (!mangled || strncmp(mangled, "_Z", 2) != 0)
+    if (!mangled || strncmp(mangled, "_Z", 2) != 0 ||
+        strnlen(mangled, SYSINFO_DEMANGLE_MAX_MANGLED + 1) > SYSINFO_DEMANGLE_MAX_MANGLED)
+        return NULL;
+    /* Never a name whose demangling could be larger than the cap (a crafted name's
+     * substitutions can double its output at every level), nor past the process's budget. */
+    bound = mangled_bound(mangled, SYSINFO_DEMANGLE_MAX_OUT);
+    used = atomic_load_explicit(&demangled_total, memory_order_relaxed);
+    if (bound > SYSINFO_DEMANGLE_MAX_OUT || used + bound > SYSINFO_DEMANGLE_BUDGET)
         return NULL;
     if (!looked) {
         /* CUDA programs almost always have libstdc++ loaded already; otherwise load it
@@ -116,10 +130,11 @@ char *sysinfo_demangle(const char *mangled)
     if (!(d = fn))
         return NULL;
     out = d(mangled, NULL, NULL, &status);
-    if (status != 0) {
+    if (status != 0 || !out) {
         free(out);
         return NULL;
     }
+    atomic_fetch_add_explicit(&demangled_total, strlen(out), memory_order_relaxed);
     return out;
 }
 

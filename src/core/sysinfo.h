@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reads /proc/self/cmdline into buf (size bytes) and points argv[0..max-1] at its
  * arguments. Returns the number of arguments (0 when it cannot be read). */
@@ -22,8 +23,19 @@ int sysinfo_parse_nvidia_version(const char *line, char *out, size_t size);
  * Writes "" when it cannot be read or parsed. */
 void sysinfo_nvidia_version(const char *path, char *out, size_t size);
 
-/* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one or no
- * demangler is in the process (libstdc++ is loaded for it if needed). Any thread. */
+/* Names longer than this are not demangled: libstdc++'s demangler refuses them itself (its
+ * recursion limit), and older ones put arrays of the name's size on the caller's stack. */
+#define SYSINFO_DEMANGLE_MAX_MANGLED 1024
+/* Nor one whose demangled form may be longer than this (mangled_bound) ... */
+#define SYSINFO_DEMANGLE_MAX_OUT (256u * 1024)
+/* ... nor once the names demangled in this process add up to this many bytes. */
+#define SYSINFO_DEMANGLE_BUDGET ((uint64_t)64 * 1024 * 1024)
+
+/* Returns a malloc'd demangled copy of a C++ symbol, or NULL when it is not one, no demangler
+ * is in the process (libstdc++ is loaded for it if needed), or its demangling is not surely
+ * within the limits above (mangled.h bounds it from the mangled name before the demangler is
+ * called): the caller shows the mangled name then. Its time and memory are thus bounded by
+ * the name. Any thread. */
 char *sysinfo_demangle(const char *mangled);
 
 /* Whether the process whose /proc/PID/maps is at maps_path (NULL: this process's parent's)

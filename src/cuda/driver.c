@@ -91,9 +91,9 @@ static int ev_query(void *stop)
 }
 
 /* cuEventElapsedTime_v2 (CUDA 12.8) where the driver has it. The original ABI also looks for
- * errors of pending work in the whole context, which costs about 3.8 us per call while
- * another thread launches (measured on an H200, driver 580: docs/performance.md); the v2
- * only reads the two timestamps (0.15 us). NOT_READY and the other results are the same. */
+ * errors of pending work in the whole context, which is many times dearer while another
+ * thread launches (docs/performance.md); the v2 only reads the two timestamps. NOT_READY and
+ * the other results are the same. */
 static int ev_elapsed(void *start, void *stop, float *ms)
 {
     CUresult r = drv.EventElapsedTime2 ? drv.EventElapsedTime2(ms, (CUevent)start, (CUevent)stop)
@@ -132,19 +132,19 @@ const struct event_ops driver_event_ops = {
     .thread_start = ev_thread_start,
 };
 
-bool driver_kernel_name(void *handle, char *buf, size_t size)
+const char *driver_kernel_name(void *handle)
 {
     const char *name = NULL;
 
     /* cuFuncGetName first: on CUDA 13 it also names CUkernel handles (the runtime's), while
-     * cuKernelGetName on a CUfunction fails, which compute-sanitizer reports as an API error
-     * (H200, driver 580.159.04: 2 errors on app_paths that way round, 0 this way). */
-    if (!(drv.FuncGetName && drv.FuncGetName(&name, (CUfunction)handle) == CUDA_SUCCESS && name) &&
-        !(drv.KernelGetName && drv.KernelGetName(&name, (CUkernel)handle) == CUDA_SUCCESS &&
-          name))
-        return false;
-    snprintf(buf, size, "%s", name);
-    return true;
+     * cuKernelGetName on a CUfunction fails, which compute-sanitizer reports as an API
+     * error. */
+    if (drv.FuncGetName && drv.FuncGetName(&name, (CUfunction)handle) == CUDA_SUCCESS && name)
+        return name;
+    name = NULL;
+    if (drv.KernelGetName && drv.KernelGetName(&name, (CUkernel)handle) == CUDA_SUCCESS && name)
+        return name;
+    return NULL;
 }
 
 /* ---- readiness: ktime's own pointers, resolved on first use ---- */

@@ -85,9 +85,10 @@ extern const struct event_ops driver_event_ops;
  * invalidates that capture. */
 bool driver_swap_capture_mode(CUstreamCaptureMode *mode);
 
-/* Copies the name of a kernel handle (a CUkernel or a CUfunction: cudart 13, cuBLAS
- * and cuDNN pass CUkernels) into buf. Returns false when neither lookup works. */
-bool driver_kernel_name(void *handle, char *buf, size_t size);
+/* The name of a kernel handle (a CUkernel or a CUfunction: cudart 13, cuBLAS and cuDNN pass
+ * CUkernels), whole, as the driver holds it: valid while its module is loaded, so the caller
+ * copies it at once. NULL when neither lookup works. */
+const char *driver_kernel_name(void *handle);
 
 /* Tells ktime how to find a real driver symbol by its exported name (the
  * interposition layer's lookup in the libcuda the process loaded; NULL when none). Called

@@ -1,5 +1,6 @@
 /* state.h - the process-wide state of ktime, shared by the launch path, the lifecycle code
- * and the modules. Defined in state.c. */
+ * and the modules: only what every part needs (each feature module keeps its own state).
+ * Defined in state.c. */
 #ifndef KTIME_STATE_H
 #define KTIME_STATE_H
 
@@ -12,8 +13,6 @@
 
 #include "config.h"
 #include "drain.h"
-#include "hw.h"
-#include "trace.h"
 #include "ktab.h"
 #include "report.h"
 
@@ -47,28 +46,14 @@ struct ktime_state {
     /* enum timer_kind in effect for new launches: KTIME_TIMER, until CUPTI fails to start or
      * is handed over to another client (then events). */
     _Atomic int timing;
-    struct hw hw;                       /* CUPTI's records, by kernel: the drain thread's */
-    struct trace trace;                 /* KTIME_TRACE's slices: the drain thread's */
     double start_unix;                  /* wall clock at start-up, seconds since the epoch */
-    /* KTIME_RANGE=profiler-api: 1 between a cuProfilerStart and the next cuProfilerStop
-     * (read relaxed on the launch path); the calls seen, and the ranges they opened. */
-    _Atomic int in_range;
-    _Atomic uint64_t range_starts, range_stops, ranges;
-    uint32_t range_id;                  /* KTIME_RANGE=nvtx:NAME: NAME's range id (region.h) */
-    /* Launches past warmup made outside the range, by kernel table slot (ktab_id); NULL when
-     * KTIME_RANGE is off. */
-    _Atomic uint64_t *outside;
     char *start_dir;                    /* the working directory at start-up, or NULL */
-    /* KTIME_FLUSH_L2: timed launches that got their flush, those whose flush the driver
-     * refused (timed warm all the same), and contexts where no scratch buffer could be had. */
-    _Atomic uint64_t flushes, flush_failed;
-    _Atomic uint32_t flush_contexts, flush_unavailable;
-    _Atomic uint64_t flush_bytes;        /* the largest scratch buffer, in bytes */
-    /* KTIME_MEMOPS: the bytes of the memory operations that succeeded, by enum memop_kind
-     * (memop.h), warmup included. */
-    _Atomic uint64_t memop_bytes[8];
 };
 
 extern struct ktime_state kt;
+
+/* Adds device dev (its name, the driver's version) to the report's devices, once. Under
+ * the set-up lock, or at exit. */
+void ktime_note_device(CUdevice dev);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "driver.h"
 #include "ktime.h"
-#include "launch.h" /* launch_busy: the re-entry guard */
+#include "launch.h" /* inside_ktime: the re-entry guard */
 #include "lifecycle.h"
 #include "state.h"
 
@@ -160,10 +160,10 @@ KTIME_EXPORT int ktime_gpu_timer_create(ktime_gpu_timer **out, void *stream)
         return KTIME_ERR_INVALID;
     if (!api_driver() || !drv.EventDestroy || !drv.EventSynchronize)
         return KTIME_ERR_NO_DRIVER;
-    launch_busy++;
+    inside_ktime++;
     r = drv.CtxGetCurrent(&cur);
     if (r != CUDA_SUCCESS || !cur) {
-        launch_busy--;
+        inside_ktime--;
         /* CUDA_ERROR_NOT_INITIALIZED (no cuInit yet) and the like: no context either way. */
         return r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_INITIALIZED ? KTIME_ERR_NO_CONTEXT
                                                                       : KTIME_ERR_CUDA;
@@ -171,13 +171,13 @@ KTIME_EXPORT int ktime_gpu_timer_create(ktime_gpu_timer **out, void *stream)
     if (!special_stream((CUstream)stream)) {
         r = drv.StreamGetCtx((CUstream)stream, &sctx);
         if (r != CUDA_SUCCESS || sctx != cur) {
-            launch_busy--;
+            inside_ktime--;
             return KTIME_ERR_INVALID;
         }
     }
     t = calloc(1, sizeof *t);
     if (!t) {
-        launch_busy--;
+        inside_ktime--;
         return KTIME_ERR_NO_MEMORY;
     }
     t->ctx = cur;
@@ -188,7 +188,7 @@ KTIME_EXPORT int ktime_gpu_timer_create(ktime_gpu_timer **out, void *stream)
         if (r != CUDA_SUCCESS)
             drv.EventDestroy(t->start);
     }
-    launch_busy--;
+    inside_ktime--;
     if (r != CUDA_SUCCESS) {
         free(t);
         return r == CUDA_ERROR_OUT_OF_MEMORY ? KTIME_ERR_NO_MEMORY : KTIME_ERR_CUDA;
@@ -204,12 +204,12 @@ static int record(ktime_gpu_timer *t, CUevent ev)
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     CUresult r;
 
-    launch_busy++;
+    inside_ktime++;
     r = drv.EventRecord(ev, t->stream);
     /* After the record, not before: nothing between the start event and the program's work. */
     if (r == CUDA_SUCCESS && drv.StreamIsCapturing(t->stream, &st) != CUDA_SUCCESS)
         st = CU_STREAM_CAPTURE_STATUS_NONE;
-    launch_busy--;
+    inside_ktime--;
     if (r != CUDA_SUCCESS)
         return cuda_failed(t, r);
     return st == CU_STREAM_CAPTURE_STATUS_NONE ? KTIME_OK : KTIME_ERR_CAPTURE;
@@ -252,7 +252,7 @@ KTIME_EXPORT int ktime_gpu_timer_elapsed_ms(ktime_gpu_timer *t, float *ms, int w
     }
     if (t->state != GPU_STOPPED)
         return KTIME_ERR_STATE;
-    launch_busy++;
+    inside_ktime++;
     if (wait)
         r = drv.EventSynchronize(t->stop);
     /* The v2 ABI (CUDA 12.8) reads only the two timestamps; the first also looks for errors
@@ -261,7 +261,7 @@ KTIME_EXPORT int ktime_gpu_timer_elapsed_ms(ktime_gpu_timer *t, float *ms, int w
     if (r == CUDA_SUCCESS)
         r = drv.EventElapsedTime2 ? drv.EventElapsedTime2(&v, t->start, t->stop)
                                   : drv.EventElapsedTime(&v, t->start, t->stop);
-    launch_busy--;
+    inside_ktime--;
     if (r == CUDA_ERROR_NOT_READY && !wait)
         return KTIME_NOT_READY;
     if (r != CUDA_SUCCESS)
@@ -283,10 +283,10 @@ KTIME_EXPORT int ktime_gpu_timer_destroy(ktime_gpu_timer *t)
 
     if (!t)
         return KTIME_OK;
-    launch_busy++;
+    inside_ktime++;
     a = drv.EventDestroy(t->start);
     b = drv.EventDestroy(t->stop);
-    launch_busy--;
+    inside_ktime--;
     free(t);
     return a == CUDA_SUCCESS && b == CUDA_SUCCESS ? KTIME_OK : KTIME_ERR_CUDA;
 }

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "log.h"
+#include "module.h"
 #include "region.h"
 #include "state.h"
 #include "sysinfo.h"
@@ -33,14 +35,31 @@ static struct report_busy rep;
 static char **names;       /* demangled names the report holds */
 static size_t nnames;
 
-void busy_init(int (*cls)(const char *mangled))
+static bool busy_start(void)
 {
+    busy_free();
     on = kt.cfg.busy == BUSY_ON || (kt.cfg.busy == BUSY_AUTO && kt.cfg.timer != TIMER_EVENTS);
-    classify = cls;
+    classify = NULL;
     /* Events' samples on the timeline only when asked for: it costs a reference event per
      * context and a second elapsed-time call per sample. */
-    if (kt.cfg.busy == BUSY_ON)
-        kt.drain.place = true;
+    kt.drain.place = kt.cfg.busy == BUSY_ON;
+    return on;
+}
+
+void busy_classify_with(int (*cls)(const char *mangled))
+{
+    classify = cls;
+}
+
+/* KTIME_BUSY=on: the pool's reference event, that places its samples on the timeline (the
+ * trace's, when KTIME_TRACE made one already). Without one, its context's launches stay off. */
+static void busy_pool_made(struct pool *p, CUdevice dev)
+{
+    void *unused = NULL;
+
+    (void)dev;
+    if (kt.drain.place && !p->anchor && driver_event_ops.create(p->ctx, &p->anchor, &unused) != 0)
+        p->anchor = NULL;
 }
 
 bool busy_on(void)
@@ -309,3 +328,19 @@ void busy_free(void)
     full = false;
     on = false;
 }
+
+/* The GPUs' busy time, once the drain has stopped (its timelines are then final). */
+static int busy_rows(struct report *r, const struct module_rows *m)
+{
+    r->busy = m->stopped ? busy_report() : NULL;
+    return 0;
+}
+
+const struct ktime_module busy_module = {
+    .name = "busy",
+    .start = busy_start,
+    .pool_made = busy_pool_made,
+    .sample = busy_sample,
+    .record = busy_record,
+    .rows = busy_rows,
+};

@@ -21,18 +21,17 @@
 
 enum busy_method { BUSY_BY_CUPTI, BUSY_BY_EVENTS };
 
-/* Sets up the module from kt.cfg (nothing when KTIME_BUSY=0): with events, samples are placed
- * on the timeline (kt.drain.place). Before the first launch. classify(name) says which class
- * of work (enum iv_class) a kernel of mangled name is: the comm module's, or NULL (compute). */
-void busy_init(int (*classify)(const char *mangled));
+/* classify(name) says which class of work (enum iv_class) a kernel of mangled name is (the
+ * comm module's; none: compute). At start-up, after the busy module's start. */
+void busy_classify_with(int (*classify)(const char *mangled));
 
-/* Whether the module is on. */
+/* Whether the module is on (from its start on). */
 bool busy_on(void);
 
-/* A timed sample of the events timer (drain.record). The drain thread. */
+/* A timed sample of the events timer (the module's sample moment). The drain thread. */
 void busy_sample(const struct drain_out *o);
 
-/* A CUPTI record (hw.record). The drain thread, or the exit path once it stopped. */
+/* A CUPTI record (the module's record moment). The drain thread, or the exit path once it stopped. */
 void busy_record(const struct hw_out *o);
 
 /* The GPUs' busy time for the report (sweeps what the windows hold first), valid until the

@@ -11,6 +11,7 @@
 #include "busy.h"
 #include "intervals.h"
 #include "log.h"
+#include "module.h"
 #include "state.h"
 
 static regex_t re;
@@ -99,3 +100,28 @@ void comm_free(void)
     on = false;
     pattern = NULL;
 }
+
+/* On with the busy module (after it, in the registry), unless KTIME_COMM=off. */
+static bool comm_start(void)
+{
+    comm_free();
+    if (!busy_on() || !comm_init())
+        return false;
+    busy_classify_with(comm_classify);
+    return true;
+}
+
+/* After the busy module's rows: its GPUs' communication figures, and the pattern. */
+static int comm_rows(struct report *r, const struct module_rows *m)
+{
+    (void)m;
+    comm_report(r->busy);
+    r->comm_pattern = comm_pattern();
+    return 0;
+}
+
+const struct ktime_module comm_module = {
+    .name = "comm",
+    .start = comm_start,
+    .rows = comm_rows,
+};

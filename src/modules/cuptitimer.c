@@ -1,4 +1,5 @@
-/* cuptitimer.c - CUPTI activity records of kernels, in a bounded pool of buffers. */
+/* cuptitimer.c - the CUPTI timer (cuptitimer.h): CUPTI activity records of kernels, in a
+ * bounded pool of buffers. The module (its moments, its part of the report): cuptireport.c. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION, KTIME_CUDA_LIBDIR */
 #include "cuptitimer.h"
 
@@ -17,6 +18,9 @@
 #include "log.h"
 #include "mpmc.h"
 #include "state.h"
+
+/* CUPTI's records, by kernel: the drain thread's (or the exit path's once it stopped). */
+static struct hw records;
 
 /* 256 KB a buffer: about 1300 kernel records; KTIME_CUPTI_BUFFER_MB of them in all. CUPTI
  * also hands a buffer back every FLUSH_PERIOD_MS, full or not. */
@@ -77,19 +81,19 @@ static struct {
     char note[192];
     _Atomic(const char *) note_ptr;
     pid_t pid;               /* the process that enabled CUPTI: a child never flushes */
-} cu;
+} lib; /* libcupti's functions, and ktime's buffers and what it knows of CUPTI */
 
 static void set_note(const char *fmt, const char *arg)
 {
-    snprintf(cu.note, sizeof cu.note, fmt, arg);
-    atomic_store(&cu.note_ptr, cu.note);
+    snprintf(lib.note, sizeof lib.note, fmt, arg);
+    atomic_store(&lib.note_ptr, lib.note);
 }
 
 static const char *result_string(CUptiResult r)
 {
     const char *s = NULL;
 
-    if (cu.GetResultString && cu.GetResultString(r, &s) == CUPTI_SUCCESS && s)
+    if (lib.GetResultString && lib.GetResultString(r, &s) == CUPTI_SUCCESS && s)
         return s;
     return "unknown CUPTI error";
 }
@@ -102,21 +106,21 @@ static bool try_open(const char *path, int flags)
 
     if (!h)
         return false;
-#define X(name, args) cu.name = (CUptiResult(*) args)dl_sym(h, "cupti" #name);
+#define X(name, args) lib.name = (CUptiResult(*) args)dl_sym(h, "cupti" #name);
     CUPTI_FUNCTIONS(X)
 #undef X
-    cu.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dl_sym(h, "cuptiActivityFlushPeriod");
-    cu.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
-    cu.GetStreamIdEx =
+    lib.ActivityFlushPeriod = (CUptiResult(*)(uint32_t))dl_sym(h, "cuptiActivityFlushPeriod");
+    lib.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
+    lib.GetStreamIdEx =
         (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
-    cu.ActivityEnableDriverApi =
+    lib.ActivityEnableDriverApi =
         (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableDriverApi");
-    cu.PushExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t))
+    lib.PushExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t))
         dl_sym(h, "cuptiActivityPushExternalCorrelationId");
-    cu.PopExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t *))
+    lib.PopExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t *))
         dl_sym(h, "cuptiActivityPopExternalCorrelationId");
     bool ok = true;
-#define X(name, args) ok = ok && cu.name;
+#define X(name, args) ok = ok && lib.name;
     CUPTI_FUNCTIONS(X)
 #undef X
     if (!ok) {
@@ -125,10 +129,10 @@ static bool try_open(const char *path, int flags)
         return false;
     }
     Dl_info info;
-    if (dladdr((void *)cu.ActivityEnable, &info) && info.dli_fname)
-        snprintf(cu.library, sizeof cu.library, "%s", info.dli_fname);
+    if (dladdr((void *)lib.ActivityEnable, &info) && info.dli_fname)
+        snprintf(lib.library, sizeof lib.library, "%s", info.dli_fname);
     else
-        snprintf(cu.library, sizeof cu.library, "%s", path);
+        snprintf(lib.library, sizeof lib.library, "%s", path);
     return true;
 }
 
@@ -197,23 +201,23 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *buffer = NULL;
     *size = 0;
     *max_records = 0;
-    if (!mpmc_pop(&cu.free_q, &id)) {
-        atomic_fetch_add(&cu.refused, 1); /* CUPTI drops what had no room, and counts it */
+    if (!mpmc_pop(&lib.free_q, &id)) {
+        atomic_fetch_add(&lib.refused, 1); /* CUPTI drops what had no room, and counts it */
         return;
     }
-    if (!cu.bufs[id] && !(cu.bufs[id] = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, BUFFER_BYTES))) {
-        mpmc_push(&cu.free_q, id);
-        atomic_fetch_add(&cu.refused, 1);
+    if (!lib.bufs[id] && !(lib.bufs[id] = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, BUFFER_BYTES))) {
+        mpmc_push(&lib.free_q, id);
+        atomic_fetch_add(&lib.refused, 1);
         return;
     }
-    *buffer = cu.bufs[id];
+    *buffer = lib.bufs[id];
     *size = BUFFER_BYTES;
 }
 
 static int buffer_id(const uint8_t *buffer)
 {
-    for (uint32_t i = 0; i < cu.nbufs; i++)
-        if (cu.bufs[i] == buffer)
+    for (uint32_t i = 0; i < lib.nbufs; i++)
+        if (lib.bufs[i] == buffer)
             return (int)i;
     return -1;
 }
@@ -225,15 +229,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     int id = buffer_id(buffer);
 
     (void)size;
-    if (cu.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
-        atomic_fetch_add(&cu.dropped, dropped);
-    atomic_fetch_add(&cu.completed, 1);
+    if (lib.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        atomic_fetch_add(&lib.dropped, dropped);
+    atomic_fetch_add(&lib.completed, 1);
     if (id < 0) {
-        atomic_fetch_add(&cu.foreign_buffers, 1);
+        atomic_fetch_add(&lib.foreign_buffers, 1);
         return; /* not one of ktime's: never parsed, never freed */
     }
-    cu.valid[id] = valid;
-    mpmc_push(&cu.done_q, (uint32_t)id);
+    lib.valid[id] = valid;
+    mpmc_push(&lib.done_q, (uint32_t)id);
 }
 
 /* Records CUPTI dropped since the last buffer came back: at the end of ktime's time with
@@ -243,8 +247,8 @@ static void count_dropped(void)
 {
     size_t dropped = 0;
 
-    if (cu.ActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
-        atomic_fetch_add(&cu.dropped, dropped);
+    if (lib.ActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+        atomic_fetch_add(&lib.dropped, dropped);
 }
 
 static void parse(uint8_t *buffer, size_t valid)
@@ -252,11 +256,11 @@ static void parse(uint8_t *buffer, size_t valid)
     CUpti_Activity *rec = NULL;
 
     /* The records are joined with their launches from the first buffer on (the drain's). */
-    if (atomic_load_explicit(&cu.joined, memory_order_relaxed) && !kt.hw.join &&
-        hw_join_start(&kt.hw, kt.cfg.range != RANGE_ALL) != 0)
+    if (atomic_load_explicit(&lib.joined, memory_order_relaxed) && !records.join &&
+        hw_join_start(&records, kt.cfg.range != RANGE_ALL) != 0)
         log_debug("CUPTI: out of memory for the launches' table; records go unjoined");
 
-    while (cu.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+    while (lib.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
         switch (rec->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
@@ -264,73 +268,73 @@ static void parse(uint8_t *buffer, size_t valid)
             struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
                                  { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
                                  (uint32_t)k->dynamicSharedMemory };
-            hw_add_corr(&kt.hw, k->name, (int)k->deviceId, k->contextId, k->streamId,
+            hw_add_corr(&records, k->name, (int)k->deviceId, k->contextId, k->streamId,
                         k->correlationId, k->start, k->end, k->graphId != 0, &sh);
             break;
         }
         case CUPTI_ACTIVITY_KIND_DRIVER: {
             const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
-            hw_api(&kt.hw, a->correlationId, a->start, a->end);
+            hw_api(&records, a->correlationId, a->start, a->end);
             break;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
             const CUpti_ActivityExternalCorrelation *e =
                 (const CUpti_ActivityExternalCorrelation *)rec;
             if (e->externalKind == KTIME_EXT_KIND)
-                hw_ext(&kt.hw, e->correlationId, e->externalId);
+                hw_ext(&records, e->correlationId, e->externalId);
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const CUpti_ActivityMemcpy6 *c = (const CUpti_ActivityMemcpy6 *)rec;
-            hw_copy(&kt.hw, (int)c->deviceId, c->streamId, c->start, c->end);
+            hw_copy(&records, (int)c->deviceId, c->streamId, c->start, c->end);
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
-            hw_copy(&kt.hw, (int)m->deviceId, m->streamId, m->start, m->end);
+            hw_copy(&records, (int)m->deviceId, m->streamId, m->start, m->end);
             break;
         }
         default:
             break;
         }
     }
-    hw_settle(&kt.hw, false);
+    hw_settle(&records, false);
 }
 
 bool cuptitimer_push(uint32_t range)
 {
-    return atomic_load_explicit(&cu.joined, memory_order_relaxed) &&
-           cu.PushExternalCorrelationId(KTIME_EXT_KIND, HW_EXT_TAG | range) == CUPTI_SUCCESS;
+    return atomic_load_explicit(&lib.joined, memory_order_relaxed) &&
+           lib.PushExternalCorrelationId(KTIME_EXT_KIND, HW_EXT_TAG | range) == CUPTI_SUCCESS;
 }
 
 void cuptitimer_pop(void)
 {
     uint64_t last;
 
-    cu.PopExternalCorrelationId(KTIME_EXT_KIND, &last);
+    lib.PopExternalCorrelationId(KTIME_EXT_KIND, &last);
 }
 
 int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name)
 {
     uint32_t cid, sid;
 
-    if (!atomic_load(&cu.started) || !cu.GetContextId || !cu.GetStreamIdEx ||
-        cu.GetContextId(ctx, &cid) != CUPTI_SUCCESS ||
-        cu.GetStreamIdEx(ctx, s, 0, &sid) != CUPTI_SUCCESS)
+    if (!atomic_load(&lib.started) || !lib.GetContextId || !lib.GetStreamIdEx ||
+        lib.GetContextId(ctx, &cid) != CUPTI_SUCCESS ||
+        lib.GetStreamIdEx(ctx, s, 0, &sid) != CUPTI_SUCCESS)
         return -1;
-    return hw_own(&kt.hw, cid, sid, name);
+    return hw_own(&records, cid, sid, name);
 }
 
 void cuptitimer_drain(void)
 {
     uint32_t id;
 
-    if (!cu.nbufs)
+    if (!lib.nbufs)
         return; /* CUPTI never started: no queues */
-    while (mpmc_pop(&cu.done_q, &id)) {
-        parse(cu.bufs[id], cu.valid[id]);
-        atomic_fetch_add_explicit(&cu.parsed, 1, memory_order_relaxed);
-        mpmc_push(&cu.free_q, id);
+    while (mpmc_pop(&lib.done_q, &id)) {
+        parse(lib.bufs[id], lib.valid[id]);
+        atomic_fetch_add_explicit(&lib.parsed, 1, memory_order_relaxed);
+        mpmc_push(&lib.free_q, id);
     }
 }
 
@@ -342,14 +346,14 @@ static bool alloc_pool(void)
 
     if (n < 2)
         n = 2;
-    cu.bufs = calloc(n, sizeof *cu.bufs);
-    cu.valid = calloc(n, sizeof *cu.valid);
-    if (!cu.bufs || !cu.valid || mpmc_init(&cu.free_q, n) != 0 ||
-        mpmc_init(&cu.done_q, n) != 0)
+    lib.bufs = calloc(n, sizeof *lib.bufs);
+    lib.valid = calloc(n, sizeof *lib.valid);
+    if (!lib.bufs || !lib.valid || mpmc_init(&lib.free_q, n) != 0 ||
+        mpmc_init(&lib.done_q, n) != 0)
         return false;
-    cu.nbufs = n;
+    lib.nbufs = n;
     for (uint32_t i = 0; i < n; i++)
-        mpmc_push(&cu.free_q, i);
+        mpmc_push(&lib.free_q, i);
     return true;
 }
 
@@ -358,38 +362,38 @@ static bool alloc_pool(void)
  * out, said at KTIME_LOG=info: kernels are timed all the same. */
 static void enable_extras(void)
 {
-    bool ok = cu.ActivityEnableDriverApi && cu.PushExternalCorrelationId &&
-              cu.PopExternalCorrelationId;
+    bool ok = lib.ActivityEnableDriverApi && lib.PushExternalCorrelationId &&
+              lib.PopExternalCorrelationId;
 
     for (size_t i = 0; ok && i < NLAUNCH_CBIDS; i++)
-        ok = cu.ActivityEnableDriverApi(launch_cbids[i], 1) == CUPTI_SUCCESS;
-    ok = ok && cu.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
+        ok = lib.ActivityEnableDriverApi(launch_cbids[i], 1) == CUPTI_SUCCESS;
+    ok = ok && lib.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
     if (ok) {
-        atomic_store(&cu.joined, 1);
+        atomic_store(&lib.joined, 1);
     } else {
-        if (cu.ActivityEnableDriverApi)
+        if (lib.ActivityEnableDriverApi)
             for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
-                cu.ActivityEnableDriverApi(launch_cbids[i], 0);
+                lib.ActivityEnableDriverApi(launch_cbids[i], 0);
         log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
-                 "told apart", cu.ActivityEnableDriverApi ? "refused" : "libcupti too old");
+                 "told apart", lib.ActivityEnableDriverApi ? "refused" : "libcupti too old");
     }
     if (kt.cfg.busy != BUSY_OFF)
-        cu.copies = cu.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
-                    cu.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;
+        lib.copies = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
+                    lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;
 }
 
 /* Undoes enable_extras(): another client takes CUPTI over. */
 static void disable_extras(void)
 {
-    if (atomic_exchange(&cu.joined, 0)) {
+    if (atomic_exchange(&lib.joined, 0)) {
         for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
-            cu.ActivityEnableDriverApi(launch_cbids[i], 0);
-        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+            lib.ActivityEnableDriverApi(launch_cbids[i], 0);
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     }
-    if (cu.copies) {
-        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-        cu.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-        cu.copies = false;
+    if (lib.copies) {
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+        lib.copies = false;
     }
 }
 
@@ -407,63 +411,64 @@ void cuptitimer_start(void)
     if (inj && *inj) {
         set_note("a CUDA tool is injected (CUDA_INJECTION64_PATH=%s) and owns CUPTI; timed "
                  "with events", inj);
-    } else if (atomic_load(&cu.foreign)) {
+    } else if (atomic_load(&lib.foreign)) {
         set_note("another CUPTI client (%s) was there first; timed with events",
                  "a profiler or the program itself");
     } else if (!load_cupti()) {
         set_note("no libcupti could be loaded (set KTIME_CUPTI_LIB%s); timed with events", "");
     } else if (!alloc_pool()) {
         set_note("out of memory for CUPTI's buffers%s; timed with events", "");
-    } else if ((r = cu.ActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
+    } else if ((r = lib.ActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
                    CUPTI_SUCCESS ||
-               (r = cu.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
+               (r = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
         set_note("CUPTI refused activity tracing (%s); timed with events", result_string(r));
     } else {
-        if (cu.ActivityFlushPeriod)
-            cu.ActivityFlushPeriod(FLUSH_PERIOD_MS);
+        if (lib.ActivityFlushPeriod)
+            lib.ActivityFlushPeriod(FLUSH_PERIOD_MS);
         enable_extras();
-        cu.pid = getpid();
-        atomic_store(&cu.started, 1);
-        atomic_store(&cu.active, 1);
+        lib.pid = getpid();
+        atomic_store(&lib.started, 1);
+        atomic_store(&lib.active, 1);
         kt.drain.records = cuptitimer_drain;
         if (!kt.drain.started && drain_start(&kt.drain) != 0)
             log_warn("could not start the drain thread; CUPTI's records are read at exit");
         atomic_store(&kt.timing, kt.cfg.timer);
-        log_info("timing kernels with CUPTI activity records (%s)", cu.library);
+        log_info("timing kernels with CUPTI activity records (%s)", lib.library);
     }
-    if (!atomic_load(&cu.active)) {
+    if (!atomic_load(&lib.active)) {
         atomic_store(&kt.timing, TIMER_EVENTS);
-        log_warn("KTIME_TIMER=%s: %s", timer_kind_name(kt.cfg.timer), cu.note);
+        log_warn("KTIME_TIMER=%s: %s", timer_kind_name(kt.cfg.timer), lib.note);
     }
     pthread_mutex_unlock(&kt.setup_lock);
 }
 
 void cuptitimer_foreign(const char *what)
 {
-    if (atomic_exchange(&cu.foreign, 1))
+    if (atomic_exchange(&lib.foreign, 1))
         return;
-    if (!atomic_load(&cu.active) || getpid() != cu.pid) {
+    if (!atomic_load(&lib.active) || getpid() != lib.pid) {
         log_debug("another CUPTI client calls %s", what);
         return;
     }
     /* New launches go to events from here; what CUPTI holds of ktime's records comes back
      * to ktime's callbacks before the client's replace them. */
     atomic_store(&kt.timing, TIMER_EVENTS);
-    uint64_t before = atomic_load(&cu.completed);
+    uint64_t before = atomic_load(&lib.completed);
     /* A plain flush first: it hands back the records of completed kernels with their
-     * timestamps. A forced flush alone handed them back without (H200, torch.profiler). */
-    cu.ActivityFlushAll(0);
-    CUptiResult fr = cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+     * timestamps; a forced flush alone may hand them back without (docs/design.md, "Facts
+     * the code rests on"). */
+    lib.ActivityFlushAll(0);
+    CUptiResult fr = lib.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_dropped();
-    CUptiResult dr = cu.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    CUptiResult dr = lib.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     disable_extras();
     log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
-              result_string(fr), (unsigned long long)(atomic_load(&cu.completed) - before),
+              result_string(fr), (unsigned long long)(atomic_load(&lib.completed) - before),
               result_string(dr));
-    atomic_store(&cu.active, 0);
+    atomic_store(&lib.active, 0);
     set_note("another CUPTI client (%s) took CUPTI over; later launches were timed with "
              "events", what);
-    log_info("%s", cu.note);
+    log_info("%s", lib.note);
 }
 
 void cuptitimer_finish(long wait_ms, uint64_t expected)
@@ -471,43 +476,43 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
     struct timespec ms = { 0, 1000000 };
     double waited = 0, t0 = drain_now_ms();
 
-    if (!cu.nbufs)
+    if (!lib.nbufs)
         return;
-    if (atomic_load(&cu.active) && getpid() == cu.pid) {
+    if (atomic_load(&lib.active) && getpid() == lib.pid) {
         /* Records come once their kernels have completed; the program may exit while its
          * last kernels still run. */
         log_debug("exit: waiting for CUPTI's records of %llu launches (%llu so far)",
                   (unsigned long long)expected,
-                  (unsigned long long)(kt.hw.records - kt.hw.in_graph));
+                  (unsigned long long)(records.records - records.in_graph));
         for (;;) {
-            cu.ActivityFlushAll(0);
+            lib.ActivityFlushAll(0);
             count_dropped(); /* a dropped record will not come */
             cuptitimer_drain();
-            if (kt.hw.records - kt.hw.in_graph + atomic_load(&cu.dropped) >= expected ||
+            if (records.records - records.in_graph + atomic_load(&lib.dropped) >= expected ||
                 waited >= wait_ms)
                 break;
             nanosleep(&ms, NULL);
             waited = drain_now_ms() - t0;
         }
         log_debug("exit: %.0f ms for CUPTI's records; forced flush", waited);
-        cu.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        lib.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         count_dropped();
         /* Left enabled: the process is ending, and cuptiActivityDisable from an exit handler
-         * crashed inside libcupti under a statically linked cudart (H200, CUDA 13.0). */
-        atomic_store(&cu.active, 0);
+         * can crash inside libcupti under a statically linked cudart. */
+        atomic_store(&lib.active, 0);
     }
     cuptitimer_drain();
-    hw_settle(&kt.hw, true); /* nothing more comes: records still waiting for their launch */
+    hw_settle(&records, true); /* nothing more comes: records still waiting for their launch */
     log_debug("CUPTI: %llu launch records, %llu kernel records without theirs",
-              (unsigned long long)kt.hw.launch_records, (unsigned long long)kt.hw.unjoined);
+              (unsigned long long)records.launch_records, (unsigned long long)records.unjoined);
     log_debug("CUPTI: %llu buffers completed (%llu not ktime's), %llu parsed, %llu kernel "
-              "records", (unsigned long long)atomic_load(&cu.completed),
-              (unsigned long long)atomic_load(&cu.foreign_buffers),
-              (unsigned long long)atomic_load(&cu.parsed), (unsigned long long)kt.hw.records);
+              "records", (unsigned long long)atomic_load(&lib.completed),
+              (unsigned long long)atomic_load(&lib.foreign_buffers),
+              (unsigned long long)atomic_load(&lib.parsed), (unsigned long long)records.records);
     if (log_level >= LOG_DEBUG) {
         struct hw_kernel *k, *tmp;
         int n = 0;
-        HASH_ITER(hh, kt.hw.byname, k, tmp) {
+        HASH_ITER(hh, records.byname, k, tmp) {
             if (n++ == 8)
                 break;
             log_debug("CUPTI: %.60s: %llu records, %llu warmup, %llu in graphs, %llu without "
@@ -520,10 +525,15 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
 
 void cuptitimer_info(struct cuptitimer_info *out)
 {
-    out->library = cu.library[0] ? cu.library : NULL;
-    out->started = atomic_load(&cu.started);
-    out->note = atomic_load(&cu.note_ptr);
-    out->dropped = atomic_load(&cu.dropped);
-    out->refused = atomic_load(&cu.refused);
-    out->buffers = atomic_load(&cu.parsed);
+    out->library = lib.library[0] ? lib.library : NULL;
+    out->started = atomic_load(&lib.started);
+    out->note = atomic_load(&lib.note_ptr);
+    out->dropped = atomic_load(&lib.dropped);
+    out->refused = atomic_load(&lib.refused);
+    out->buffers = atomic_load(&lib.parsed);
+}
+
+struct hw *cuptitimer_records(void)
+{
+    return &records;
 }

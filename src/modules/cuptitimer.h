@@ -10,6 +10,10 @@
 
 #include <cuda.h>
 
+#include "hw.h"
+#include "region.h"
+#include "state.h"
+
 /* What the timer did, for the report. */
 struct cuptitimer_info {
     const char *library;    /* the libcupti in use, or NULL */
@@ -26,8 +30,8 @@ struct cuptitimer_info {
  * events. Takes ktime's set-up lock. */
 void cuptitimer_start(void);
 
-/* Parses the record buffers CUPTI has completed into kt.hw. The drain thread, on every pass
- * (or the exit path once the drain thread stopped). */
+/* Parses the record buffers CUPTI has completed into the records (cuptitimer_records). The
+ * drain thread, on every pass (or the exit path once the drain thread stopped). */
 void cuptitimer_drain(void);
 
 /* At exit, with the drain thread stopped: asks CUPTI for its records until the kernel
@@ -58,5 +62,18 @@ bool cuptitimer_push(uint32_t range);
 
 /* Pops what cuptitimer_push() pushed, after the real call. */
 void cuptitimer_pop(void);
+
+/* The launch path, before the real call of a launch CUPTI's records time: carries the
+ * thread's open range (or KTIME_RANGE's capture range) to its records. Inline: two tests
+ * while no range is open and KTIME_RANGE is off. Returns true when it pushed. */
+static inline bool cuptitimer_range_before(void)
+{
+    uint32_t range = region_current();
+
+    return (range || kt.cfg.range != RANGE_ALL) && cuptitimer_push(range);
+}
+
+/* CUPTI's records, by kernel (the drain thread's, or the exit path's once it stopped). */
+struct hw *cuptitimer_records(void);
 
 #endif

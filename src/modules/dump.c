@@ -1,9 +1,12 @@
-/* dump.c - KTIME_DUMP_SAMPLES (dump.h). Only the drain thread writes (or the exit path once the
- * drain thread has stopped): never an application thread, never the launch path. Its own
- * buffer and output_write(), never the output's stdio buffer (left empty): a forked child's
- * exit would flush a copy of a stdio buffer into the parent's file a second time. */
+/* dump.c - the samples dump (KTIME_DUMP_SAMPLES): every timed sample of the run, one line
+ * each, so that the report's statistics and quantiles can be checked against the raw samples
+ * of the same run. The module's start hooks the drain's and the CUPTI timer's samples; the
+ * file is made on the first sample and closed at the end of the run once every sample is in.
+ * Only the drain thread writes (or the exit path once the drain thread has stopped): never an
+ * application thread, never the launch path. Its own buffer and output_write(), never the
+ * output's stdio buffer (left empty): a forked child's exit would flush a copy of a stdio
+ * buffer into the parent's file a second time. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
-#include "dump.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuptitimer.h"
 #include "log.h"
+#include "module.h"
+#include "names.h"
 #include "outpath.h"
 #include "output.h"
 #include "state.h"
@@ -43,11 +49,15 @@ static void dump_flush(void)
 
 static void dump_append(const char *s, size_t n)
 {
-    if (n > sizeof dump_buf - dump_len)
-        dump_flush();
-    if (n <= sizeof dump_buf - dump_len) {
-        memcpy(dump_buf + dump_len, s, n);
-        dump_len += n;
+    while (n) { /* in pieces: a kernel's name may be longer than the buffer */
+        size_t k;
+        if (dump_len == sizeof dump_buf)
+            dump_flush();
+        k = n < sizeof dump_buf - dump_len ? n : sizeof dump_buf - dump_len;
+        memcpy(dump_buf + dump_len, s, k);
+        dump_len += k;
+        s += k;
+        n -= k;
     }
 }
 
@@ -81,14 +91,25 @@ static bool dump_open(void)
     return true;
 }
 
+/* A sample's line: its kernel's name with the report's escapes (a tab or newline in a name
+ * cannot break the line into fields or lines), its device, its microseconds. */
 static void dump_line(const char *name, int device, double us)
 {
-    char line[64];
+    char line[64], esc[8];
 
     if (!dump_open())
         return;
-    name = name ? name : "<unnamed>";
-    dump_append(name, strlen(name));
+    const char *p = name ? name : "<unnamed>", *run = p;
+    while (*p) {
+        size_t n, e = report_escape_char(p, esc, &n);
+        if (e) {
+            dump_append(run, (size_t)(p - run));
+            dump_append(esc, e);
+            run = p + n;
+        }
+        p += n;
+    }
+    dump_append(run, (size_t)(p - run));
     int n = snprintf(line, sizeof line, "\t%d\t%.4f\n", device, us);
     dump_append(line, (size_t)n);
 }
@@ -100,18 +121,23 @@ static void dump_event_sample(uint32_t kernel, int device, double us)
     dump_line(e ? atomic_load(&e->name) : NULL, device, us);
 }
 
-void dump_setup(void)
+static bool dump_start(void)
 {
     if (!kt.cfg.dump)
-        return;
+        return false;
     kt.drain.sample = dump_event_sample;
-    kt.hw.sample = dump_line;
+    cuptitimer_records()->sample = dump_line;
+    return true;
 }
 
-void dump_close(void)
+/* Writes out and closes the file, once every sample is in (the drain thread stopped, and the
+ * CUPTI timer's last records parsed). */
+static void dump_end(struct module_end *e, struct report *r)
 {
     const char *why = NULL;
 
+    if (!e->stopped)
+        return;
     if (dump_state > 0 && dump_pid == getpid()) {
         dump_flush();
         bool failed = dump_state == 2;
@@ -122,3 +148,9 @@ void dump_close(void)
     }
     dump_state = -1;
 }
+
+const struct ktime_module dump_module = {
+    .name = "dump",
+    .start = dump_start,
+    .end = dump_end,
+};

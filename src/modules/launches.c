@@ -7,6 +7,7 @@
 
 #include <uthash.h>
 
+#include "module.h"
 #include "state.h"
 
 struct lq {
@@ -97,3 +98,34 @@ void launches_free(void)
     }
     last = NULL;
 }
+
+static bool launches_start(void)
+{
+    launches_free();
+    return true; /* the header's KTIME_LAUNCH_COLUMNS; nothing is measured without
+                  * KTIME_LAUNCH_TIMES (no launch call's time, no queue time) */
+}
+
+static void launches_header(struct report *r)
+{
+    r->launch_columns = kt.cfg.launch_columns;
+}
+
+/* Each row's launch calls and queue times (after the CUPTI timer's rows: those of kernels
+ * seen only in graphs have none, as their launches are their graphs'). */
+static int launches_rows(struct report *r, const struct module_rows *m)
+{
+    (void)m;
+    for (size_t i = 0; i < r->nkernels; i++)
+        r->kernels[i].launch = launches_of(r->kernels[i].mangled);
+    return 0;
+}
+
+const struct ktime_module launches_module = {
+    .name = "launches",
+    .start = launches_start,
+    .sample = launches_sample,
+    .record = launches_record,
+    .header = launches_header,
+    .rows = launches_rows,
+};

@@ -14,17 +14,18 @@
  * waited long for the GPU (which was busy with earlier work, or another stream's). */
 #define LAUNCHES_QUEUE_LONG_US 1000.0
 
-/* A timed sample of the events timer (drain.record). The drain thread. */
+/* A timed sample of the events timer (the module's sample moment). The drain thread. */
 void launches_sample(const struct drain_out *o);
 
-/* A CUPTI record (hw.record). The drain thread, or the exit path once it stopped. */
+/* A CUPTI record (the module's record moment). The drain thread, or the exit path once it stopped. */
 void launches_record(const struct hw_out *o);
 
 /* The launch calls and queue times of the kernel (or graph) of mangled name, or NULL: none
  * measured. Valid until launches_free(). At exit. */
 const struct report_launch *launches_of(const char *mangled);
 
-/* Frees the module's state (the unit tests; the library keeps it to the end). */
+/* Frees the module's state (its start, and the unit tests; the library keeps it to the
+ * end). */
 void launches_free(void);
 
 #endif

@@ -1,12 +1,15 @@
-/* memop.c - memory operations timed apart from kernels: classification and bracketing. */
+/* memop.c - memory operations timed apart from kernels (KTIME_MEMOPS): what kind a call is,
+ * its bytes, and the report's section of them. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "memop.h"
 
-#include "driver.h"
-#include "lifecycle.h"
+#include <stdlib.h>
+#include <string.h>
 
-_Static_assert(MEMOP_NKINDS <= sizeof kt.memop_bytes / sizeof kt.memop_bytes[0],
-               "a byte count per kind");
+#include "driver.h"
+#include "module.h"
+
+_Atomic uint64_t memop_bytes[MEMOP_NKINDS];
 
 static const char *const labels[MEMOP_NKINDS] = { "HtoD", "DtoH", "DtoD", "HtoH", "peer",
                                                   "memset" };
@@ -34,10 +37,10 @@ static unsigned int where(CUdeviceptr ptr, int *ordinal)
 
     if (!drv.PointerGetAttributes || !ktime_driver_ready())
         return 0;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (drv.PointerGetAttributes(2, attrs, data, ptr) != CUDA_SUCCESS)
         type = 0;
-    launch_busy = 0;
+    inside_ktime = 0;
     if (ordinal)
         *ordinal = dev;
     return type;
@@ -134,3 +137,67 @@ struct memop memop_set(uint64_t width, uint64_t elem, uint64_t height, int async
 {
     return (struct memop){ MEMOP_MEMSET, width * elem * height, !async };
 }
+
+/* ---- the module ---- */
+
+static bool memop_start(void)
+{
+    for (int k = 0; k < MEMOP_NKINDS; k++)
+        atomic_store(&memop_bytes[k], 0);
+    return kt.cfg.memops;
+}
+
+static void memop_header(struct report *r)
+{
+    r->memops = kt.cfg.memops;
+}
+
+/* A kind's row is named by its kind, with the bytes of its calls. */
+static void memop_entry(uint32_t id, struct report_kernel *part)
+{
+    int kind;
+
+    if (atomic_load(&kt.ktab.slots[id].kind) != KTAB_MEMOP)
+        return;
+    /* A retired key is never a memory operation's: they are never retired. */
+    if ((kind = memop_kind_of_key(atomic_load(&kt.ktab.slots[id].key))) < 0)
+        return;
+    part->name = strdup(memop_label(kind));
+    part->bytes = atomic_load(&memop_bytes[kind]);
+}
+
+/* Moves the memory operations' rows out of r->kernels into r->memops_rows, by kind. */
+static int memop_rows(struct report *r, const struct module_rows *m)
+{
+    size_t n = 0, count = 0;
+
+    r->memops_rows = NULL;
+    r->nmemops = 0;
+    for (size_t i = 0; i < r->nkernels; i++)
+        count += r->kernels[i].kind == REPORT_MEMOP;
+    if (!count)
+        return 0;
+    if (!(r->memops_rows = calloc(count, sizeof *r->memops_rows)))
+        return -1;
+    for (int kind = 0; kind < MEMOP_NKINDS; kind++)
+        for (size_t i = 0; i < r->nkernels; i++)
+            if (r->kernels[i].kind == REPORT_MEMOP && r->kernels[i].name &&
+                strcmp(r->kernels[i].name, memop_label(kind)) == 0)
+                r->memops_rows[r->nmemops++] = r->kernels[i];
+    for (size_t i = 0; i < r->nkernels; i++) {
+        if (r->kernels[i].kind != REPORT_MEMOP)
+            r->kernels[n++] = r->kernels[i];
+        else if (!r->kernels[i].name) /* its label could not be copied: not shown */
+            report_rows_free(&r->kernels[i], 1);
+    }
+    r->nkernels = n;
+    return 0;
+}
+
+const struct ktime_module memop_module = {
+    .name = "memop",
+    .start = memop_start,
+    .header = memop_header,
+    .entry = memop_entry,
+    .rows = memop_rows,
+};

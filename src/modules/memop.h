@@ -50,7 +50,7 @@ static inline bool memop_wanted(void)
 {
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    return (phase == PHASE_ON || phase == PHASE_EXITING) && !launch_busy && kt.cfg.memops;
+    return (phase == PHASE_ON || phase == PHASE_EXITING) && !inside_ktime && kt.cfg.memops;
 }
 
 /* Classifiers, called by the wrappers once memop_wanted() said yes. `async`: the stream form.
@@ -62,11 +62,15 @@ struct memop memop_2d(const CUDA_MEMCPY2D *p, int async);
 struct memop memop_3d(const CUDA_MEMCPY3D *p, int async);
 struct memop memop_set(uint64_t width, uint64_t elem, uint64_t height, int async);
 
+/* The bytes of the memory operations that succeeded, by kind, warmup included (memop.c owns
+ * them; memop_count() adds to them inline). */
+extern _Atomic uint64_t memop_bytes[MEMOP_NKINDS];
+
 /* After the real call: m's bytes, when it succeeded, to its kind's count (warmup included). */
 static inline void memop_count(const struct memop *m, CUresult r)
 {
     if (r == CUDA_SUCCESS)
-        atomic_fetch_add_explicit(&kt.memop_bytes[m->kind], m->bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&memop_bytes[m->kind], m->bytes, memory_order_relaxed);
 }
 
 #endif

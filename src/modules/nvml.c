@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "lifecycle.h"
 #include "dl.h"
 #include "log.h"
+#include "module.h"
 #include "state.h"
 
 /* ---- NVML's ABI: the few types and functions ktime uses (nvml.h is not part of every
@@ -165,7 +165,8 @@ static bool nv_open(void)
     return true;
 }
 
-/* /proc/PID/comm into name ("" when it cannot be read: gone, or another pid namespace). */
+/* /proc/PID/comm into name, whole ("" when it cannot be read: gone, or another pid
+ * namespace). */
 static void proc_name(long pid, char *name, size_t size)
 {
     char path[64];
@@ -184,7 +185,10 @@ static void proc_name(long pid, char *name, size_t size)
         return;
     }
     name[n] = '\0';
-    name[strcspn(name, "\n")] = '\0';
+    /* The kernel ends it with a newline; the name itself is any bytes the process set
+     * (PR_SET_NAME), a newline among them, kept whole (the report escapes them). */
+    if (name[n - 1] == '\n')
+        name[n - 1] = '\0';
 }
 
 /* Sets the MPS verdict (the first evidence found wins). */
@@ -439,10 +443,9 @@ void nvml_start(void)
     smp.self = (long)getpid();
     dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
     snprintf(smp.mps_dir, sizeof smp.mps_dir, "%s", dir && *dir ? dir : "/tmp/nvidia-mps");
-    /* Beside the CUPTI timer, no sampler thread: on an H100 (driver 580.159.04) a thread
-     * reading NVML and the driver while CUPTI traced the program's kernels left app_paths
-     * stuck on a lock (5 runs of 5 with a trace; docs/results/README.md). The conditions are
-     * then read once, at exit (nvml_finish). */
+    /* Beside the CUPTI timer, no sampler thread: a thread reading NVML and the driver while
+     * CUPTI traces the program's kernels can leave the program stuck on a lock (docs/design.md,
+     * "Facts the code rests on"). The conditions are then read once, at exit (nvml_finish). */
     if (kt.cfg.timer != TIMER_EVENTS) {
         smp.at_exit_only = true;
         return;
@@ -524,3 +527,21 @@ const struct conditions *nvml_finish(const int *ordinals, int n, long wait_ms)
     }
     return &cond;
 }
+
+/* The run's conditions: the sampler's last reading of the report's devices. */
+static void nvml_end(struct module_end *e, struct report *r)
+{
+    int ordinals[KTIME_MAX_DEVICES];
+    int n = atomic_load(&kt.ndevices);
+
+    for (int d = 0; d < n; d++)
+        ordinals[d] = kt.devices[d].ordinal;
+    r->conditions = nvml_finish(ordinals, n,
+                                e->budget_ms(kt.cfg.exit_wait_ms > 500 ? kt.cfg.exit_wait_ms : 500));
+}
+
+const struct ktime_module nvml_module = {
+    .name = "nvml",
+    .first_launch = nvml_start,
+    .end = nvml_end,
+};

@@ -7,7 +7,8 @@
 
 /* Starts the sampler thread once (unless KTIME_NVML=0): it loads NVML, then reads the
  * conditions of every device this process has a context on, every KTIME_NVML_INTERVAL_MS.
- * Called at the first launch (ktime_register_exit); a failure only means "not checked". */
+ * Called at each first sight of a kernel (the module's first_launch); a failure only means
+ * "not checked". */
 void nvml_start(void);
 
 /* Stops the sampler (waiting for it at most wait_ms), takes the last reading of devices

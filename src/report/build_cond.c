@@ -5,6 +5,7 @@
 #include "build.h"
 #include "conditions.h"
 #include "jsonout.h"
+#include "names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,13 @@ static void device_line(FILE *f, const struct conditions *c, int ordinal)
             fputs(" (pids of another pid namespace)", f);
         } else {
             const char *sep = " (";
-            for (int i = 0; i < d->nothers && i < 3; i++, sep = ", ")
-                fprintf(f, "%s%s pid %ld", sep, d->others[i].name[0] ? d->others[i].name : "?",
-                        d->others[i].pid);
+            /* A process's name is any bytes it gave itself (PR_SET_NAME): escaped as the
+             * program's strings are, so that it cannot make a line of its own. */
+            for (int i = 0; i < d->nothers && i < 3; i++, sep = ", ") {
+                fputs(sep, f);
+                report_put_escaped(f, d->others[i].name[0] ? d->others[i].name : "?");
+                fprintf(f, " pid %ld", d->others[i].pid);
+            }
             fputs(d->nothers > 3 ? ", ...)" : ")", f);
         }
     } else {

@@ -5,27 +5,34 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "names.h"
 
 void report_csv_field(FILE *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t n = strlen((const char *)p);
     bool quote = n && (p[0] == ' ' || p[n - 1] == ' ');
+    char esc[8];
 
     for (size_t i = 0; i < n && !quote; i++)
-        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+        quote = p[i] == ',' || p[i] == '"';
     if (quote)
         fputc('"', f);
+    /* A spreadsheet takes a cell beginning with = + - @ (or a tab or CR, escaped here) for a
+     * formula; one beginning with ' gets the same mark, so that a reader drops the first ' of
+     * every cell that has one. */
+    if (n && strchr("=+-@'", p[0]))
+        fputc('\'', f);
     while (*p) {
-        size_t k = utf8_seq(p);
-        if (k == 0) {
+        size_t k, e = report_escape_char((const char *)p, esc, &k);
+        if (e)
+            fwrite(esc, 1, e, f);
+        else if (!utf8_seq(p))
             fputs("\xef\xbf\xbd", f); /* U+FFFD */
-            p++;
-            continue;
-        }
-        if (*p == '"')
-            fputc('"', f);
-        fwrite(p, 1, k, f);
+        else if (*p == '"')
+            fputs("\"\"", f);
+        else
+            fwrite(p, 1, k, f);
         p += k;
     }
     if (quote)

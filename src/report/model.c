@@ -78,6 +78,7 @@ char *model_strdup(struct model *m, const char *s)
 
 void model_free(struct model *m)
 {
+    free(m->by_mangled);
     for (struct arena_block *b = m->mem, *next; b; b = next) {
         next = b->next;
         free(b);
@@ -104,6 +105,35 @@ void model_words(struct model *m)
             m->gate_kind = (enum rm_gate_kind)i;
 }
 
+/* Rows by kind, then mangled name. */
+static int cmp_key(const struct rm_row *x, const struct rm_row *y)
+{
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+/* ... then in row order, so that the first of equal rows is found. */
+static int cmp_by_mangled(const void *a, const void *b)
+{
+    const struct rm_row *x = *(const struct rm_row *const *)a;
+    const struct rm_row *y = *(const struct rm_row *const *)b;
+    int c = cmp_key(x, y);
+
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* model_row_of's index of the shown rows (none when out of memory: it reads them all). */
+static void index_rows(struct model *m)
+{
+    free(m->by_mangled);
+    m->by_mangled = malloc((m->nrows ? m->nrows : 1) * sizeof *m->by_mangled);
+    for (size_t i = 0; m->by_mangled && i < m->nrows; i++)
+        m->by_mangled[i] = &m->rows[i];
+    if (m->by_mangled)
+        qsort(m->by_mangled, m->nrows, sizeof *m->by_mangled, cmp_by_mangled);
+}
+
 static int cmp_short(const void *a, const void *b)
 {
     const struct rm_row *x = *(const struct rm_row *const *)a;
@@ -126,7 +156,8 @@ void model_names(struct model *m)
         if (w->kind == REPORT_KERNEL)
             how = report_short_name(w->name, w->short_name, sizeof w->short_name, width);
         else
-            snprintf(w->short_name, sizeof w->short_name, "%s", w->name);
+            snprintf(w->short_name, sizeof w->short_name, "%.*s",
+                     (int)report_utf8_cut(w->name, sizeof w->short_name - 1), w->name);
         if (by && mark) {
             mark[i] = how == 2;
             by[i] = w;
@@ -147,6 +178,7 @@ void model_names(struct model *m)
     }
     free(by);
     free(mark);
+    index_rows(m);
     /* A range's kernel reads as in the kernels' table. */
     for (size_t i = 0; m->regions && i < m->regions->nranges; i++)
         for (size_t j = 0; j < m->regions->ranges[i].nrows; j++) {
@@ -164,8 +196,21 @@ void model_names(struct model *m)
 
 const struct rm_row *model_row_of(const struct model *m, const struct rm_row *w)
 {
-    for (size_t i = 0; i < m->nrows; i++)
-        if (m->rows[i].kind == w->kind && strcmp(m->rows[i].mangled, w->mangled) == 0)
-            return &m->rows[i];
-    return NULL;
+    size_t lo = 0, hi = m->nrows;
+
+    if (!m->by_mangled) {
+        for (size_t i = 0; i < m->nrows; i++)
+            if (cmp_key(&m->rows[i], w) == 0)
+                return &m->rows[i];
+        return NULL;
+    }
+    /* The first row in the index not ordered before w. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_key(m->by_mangled[mid], w) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nrows && cmp_key(m->by_mangled[lo], w) == 0 ? m->by_mangled[lo] : NULL;
 }

@@ -358,6 +358,9 @@ struct model {
     struct rm_merged *merged;  /* NULL: not a merged report */
     bool has_refs;             /* model_names gave a row a reference */
     size_t name_width;         /* the Kernel column's width (0: NAME_WIDTH) */
+    /* model_names: the shown rows by kind and mangled name, for model_row_of (malloc'd, freed
+     * by model_free); NULL when out of memory (model_row_of then reads every row) */
+    const struct rm_row **by_mangled;
     /* the memory all of it is in */
     struct arena_block *mem;
     bool oom;                  /* an allocation failed: the model is incomplete */
@@ -379,13 +382,17 @@ void model_free(struct model *m);
 
 /* ---- views ---- */
 
-/* Fills each shown row's short name (report_short_name) and reference: a row whose full
- * name is needed to tell it apart (its middle elided, or another shown row shortening to
- * the same) gets the next number, listed under "Full names". */
+/* Fills each shown row's short name (report_short_name; a graph's label cut to the column
+ * between UTF-8 characters) and reference: a row whose full name is needed to tell it apart
+ * (its middle elided, or another shown row shortening to the same) gets the next number, in
+ * row order, listed under "Full names"; then each range's row's, as its kernel's row shows it.
+ * Sorts the short names, and indexes the rows for model_row_of: O(n log n). Called again
+ * whenever the rows shown change. */
 void model_names(struct model *m);
 
-/* The short name and reference a range's row shows: those of the shown kernel row of the
- * same kind and mangled name, else its own name shortened (ref 0). */
+/* The shown row of the same kind and mangled name as w (a range's row), the first such in
+ * row order, or NULL: a range's kernel shows its short name and reference, else its own name
+ * shortened (ref 0). A binary search of model_names's index: O(log n). */
 const struct rm_row *model_row_of(const struct model *m, const struct rm_row *w);
 
 /* Sets timer.kind and gate_kind from their words: once, when the model is built or read, so
@@ -405,9 +412,11 @@ int model_write_json(FILE *f, const struct model *m);
  * KTIME_GROUP=shape one per launch shape. */
 int model_write_csv(FILE *f, const struct model *m);
 
-/* Writes s as one CSV field: quoted when it holds a comma, a quote, CR or LF, or starts or
- * ends with a space, its quotes doubled; a byte that begins no well-formed UTF-8 sequence is
- * U+FFFD. */
+/* Writes a program's string s as one CSV field: escaped as report_escape_char says (names.h:
+ * a record is one line), a byte that begins no well-formed UTF-8 sequence as U+FFFD, "'" put
+ * before a value that begins with =, +, -, @ or ' (a spreadsheet formula otherwise: OWASP's
+ * CSV injection), quoted where RFC 4180 needs it (a comma or a quote, or a space at either
+ * end), quotes doubled. docs/report-format.md gives the rule and how to read the value back. */
 void report_csv_field(FILE *f, const char *s);
 
 #endif

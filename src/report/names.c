@@ -1,9 +1,12 @@
-/* names.c - a kernel's name shortened for the text table (names.h). */
+/* names.c - a program's strings as the text, the CSV and the samples dump write them
+ * (names.h): shortened, cut between characters, escaped. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "names.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "jsonout.h"
 
 int report_short_name(const char *full, char *out, size_t outsz, size_t width)
 {
@@ -43,4 +46,54 @@ int report_short_name(const char *full, char *out, size_t outsz, size_t width)
     }
     snprintf(out, outsz, "%.*s", (int)n, s);
     return strcmp(out, full) != 0;
+}
+
+size_t report_utf8_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max + 1), k;
+
+    if (n <= max)
+        return n;
+    /* Back over at most 3 continuation bytes to the byte that starts their sequence. */
+    for (k = max; k > 0 && max - k < 3 && ((unsigned char)s[k] & 0xC0) == 0x80; k--)
+        ;
+    return k < max && ((unsigned char)s[k] & 0xC0) == 0xC0 ? k : max;
+}
+
+size_t report_escape_char(const char *s, char esc[8], size_t *n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t k = utf8_seq(p);
+
+    *n = k ? k : 1;
+    switch (*p) {
+    case '\\': memcpy(esc, "\\\\", 3); return 2;
+    case '\n': memcpy(esc, "\\n", 3); return 2;
+    case '\r': memcpy(esc, "\\r", 3); return 2;
+    case '\t': memcpy(esc, "\\t", 3); return 2;
+    default: break;
+    }
+    if (*p < 0x20 || *p == 0x7f)
+        return (size_t)snprintf(esc, 8, "\\x%02x", *p);
+    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) /* C1 controls: U+0080 to U+009F */
+        return (size_t)snprintf(esc, 8, "\\u%04x", p[1]);
+    return 0;
+}
+
+void report_put_escaped(FILE *f, const char *s)
+{
+    const char *p = s ? s : "", *run = p;
+    char esc[8];
+
+    /* The bytes between escapes in one write each. */
+    while (*p) {
+        size_t n, e = report_escape_char(p, esc, &n);
+        if (e) {
+            fwrite(run, 1, (size_t)(p - run), f);
+            fwrite(esc, 1, e, f);
+            run = p + n;
+        }
+        p += n;
+    }
+    fwrite(run, 1, (size_t)(p - run), f);
 }

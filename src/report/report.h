@@ -199,11 +199,10 @@ struct report {
     struct report_region *regions;  /* sorted by total_us, largest first */
     size_t nregions;
     uint64_t region_unmatched_pops, region_too_deep;
-    uint32_t *region_group;         /* collect.c's, while the ranges are gathered */
     bool memops;                    /* KTIME_MEMOPS: memory operations timed (in memops) */
     struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
     size_t nmemops;
-    const struct report_busy *busy; /* KTIME_BUSY: the GPUs' busy time, or NULL (off) */
+    struct report_busy *busy;       /* KTIME_BUSY: the GPUs' busy time, or NULL (off) */
     const char *comm_pattern;       /* KTIME_COMM's pattern, or NULL (off) */
     bool launch_columns;            /* KTIME_LAUNCH_COLUMNS: the text shows launch columns */
 };
@@ -222,6 +221,21 @@ int model_build(struct model *m, struct report *r);
  * JSON's figures. Returns 0, or -1 when out of memory. model_build does it for its report's
  * devices. */
 int model_cond_section(struct model *m, const struct conditions *c, const int *ordinals, int n);
+
+/* The index in r->devices of the device of that ordinal, or -1. */
+int report_device_index(const struct report *r, int ordinal);
+
+/* Adds the samples of s, from device index d, to rk's distributions, all devices' and d's own
+ * (made on first use: without memory the row has no quantiles, nothing else is lost). */
+void report_row_add_sketch(const struct report *r, struct report_kernel *rk, int d,
+                           const struct sketch *s);
+
+/* Out of memory merging launch shapes: says once that a kernel's shapes miss samples. */
+void report_shapes_short(void);
+
+/* Frees what rows[0..n) own (their per-device statistics, sketches, shapes and names), not
+ * the array. */
+void report_rows_free(struct report_kernel *rows, size_t n);
 
 /* Builds the model of r (model_build) and writes it as the text table, JSON or CSV
  * (model_write_text, _json, _csv). Returns 0, or -1 when out of memory or writing to f

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "names.h"
+
 /* ---- the header ---- */
 
 static void text_who(FILE *f, const struct model *m)
@@ -19,13 +21,16 @@ static void text_who(FILE *f, const struct model *m)
     else
         fprintf(f, "ktime %s: GPU time per kernel, from %s\n", m->version, source);
     fprintf(f, "command  ");
-    for (int i = 0; i < m->argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", m->argv[i]);
+    for (int i = 0; i < m->argc; i++) {
+        fputs(i ? " " : "", f);
+        report_put_escaped(f, m->argv[i]);
+    }
     fputc('\n', f);
     if (m->merged) {
-        fprintf(f, "merged   %zu reports (ranks %s) from %zu host%s: %s\n", m->merged->ninputs,
-                m->merged->ranks_words, m->merged->nhosts, m->merged->nhosts == 1 ? "" : "s",
-                m->merged->hosts_words);
+        fprintf(f, "merged   %zu reports (ranks %s) from %zu host%s: ", m->merged->ninputs,
+                m->merged->ranks_words, m->merged->nhosts, m->merged->nhosts == 1 ? "" : "s");
+        report_put_escaped(f, m->merged->hosts_words);
+        fputc('\n', f);
         return;
     }
     if (m->has_pid)
@@ -33,7 +38,8 @@ static void text_who(FILE *f, const struct model *m)
     else
         fprintf(f, "pid      None\n");
     if (m->host || m->rank_text) {
-        fprintf(f, "host     %s", m->host ? m->host : "unknown");
+        fputs("host     ", f);
+        report_put_escaped(f, m->host ? m->host : "unknown");
         if (m->rank_text) {
             fprintf(f, ", rank %s", m->rank_text);
             if (m->world_size > 0)
@@ -49,10 +55,15 @@ static void text_devices(FILE *f, const struct model *m)
 {
     for (size_t d = 0; d < m->ndevices; d++) {
         const struct rm_device *v = &m->devices[d];
-        fprintf(f, "gpu %-4d %s, driver %s%sCUDA %ld.%ld", v->ordinal, v->name, v->driver,
-                *v->driver ? ", " : "", v->driver_version / 1000, v->driver_version % 1000 / 10);
-        if (v->merged)
-            fprintf(f, " (gpu %ld of %s)", v->host_ordinal, v->host ? v->host : "None");
+        fprintf(f, "gpu %-4d ", v->ordinal);
+        report_put_escaped(f, v->name);
+        fprintf(f, ", driver %s%sCUDA %ld.%ld", v->driver, *v->driver ? ", " : "",
+                v->driver_version / 1000, v->driver_version % 1000 / 10);
+        if (v->merged) {
+            fprintf(f, " (gpu %ld of ", v->host_ordinal);
+            report_put_escaped(f, v->host ? v->host : "None");
+            fputc(')', f);
+        }
         fputc('\n', f);
     }
     if (m->ndevices == 0)
@@ -195,13 +206,13 @@ static void text_row(FILE *f, const struct model *m, const struct rm_row *w)
                 (unsigned long long)w->n[RC_CALLS], (unsigned long long)w->n[RC_WARMUP],
                 (unsigned long long)s->timed, s->v[RS_MEAN]);
         text_quantiles(f, s, "-");
-        fprintf(f, "%11.3f %11.3f %11.3f  %s", s->v[RS_MIN], s->v[RS_MAX], s->v[RS_STDDEV],
-                w->short_name);
+        fprintf(f, "%11.3f %11.3f %11.3f  ", s->v[RS_MIN], s->v[RS_MAX], s->v[RS_STDDEV]);
     } else {
-        fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  %s", "-", "-",
+        fprintf(f, "%7s %12s %9llu %7llu %9llu %11s %11s %11s %11s %11s %11s  ", "-", "-",
                 (unsigned long long)w->n[RC_CALLS], (unsigned long long)w->n[RC_WARMUP], 0ULL,
-                "-", "-", "-", "-", "-", "-", w->short_name);
+                "-", "-", "-", "-", "-", "-");
     }
+    report_put_escaped(f, w->short_name);
     if (w->ref)
         fprintf(f, " [%d]", w->ref);
     text_notes(f, w);
@@ -312,8 +323,11 @@ int model_write_text(FILE *f, const struct model *m)
     if (m->has_refs) {
         fprintf(f, "\nFull names\n");
         for (size_t i = 0; i < m->nrows; i++)
-            if (m->rows[i].ref)
-                fprintf(f, "[%d] %s\n", m->rows[i].ref, m->rows[i].name);
+            if (m->rows[i].ref) {
+                fprintf(f, "[%d] ", m->rows[i].ref);
+                report_put_escaped(f, m->rows[i].name);
+                fputc('\n', f);
+            }
     }
     if (m->merged)
         text_spread(f, m);

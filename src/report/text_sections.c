@@ -3,6 +3,8 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "text.h"
 
+#include "names.h"
+
 /* The Med and p99 columns; `none` where there is no value. */
 void text_quantiles(FILE *f, const struct rm_stats *s, const char *none)
 {
@@ -52,9 +54,11 @@ void text_spread(FILE *f, const struct model *m)
             continue;
         if (sp->has_ratio)
             snprintf(ratio, sizeof ratio, "%.3f", sp->ratio);
-        fprintf(f, "%6llu %12.3f %6s %12.3f %6s %8s  %s\n", (unsigned long long)sp->ranks,
+        fprintf(f, "%6llu %12.3f %6s %12.3f %6s %8s  ", (unsigned long long)sp->ranks,
                 sp->slowest.total_ms, sp->slowest.label, sp->fastest.total_ms, sp->fastest.label,
-                ratio, w->short_name);
+                ratio);
+        report_put_escaped(f, w->short_name);
+        fputc('\n', f);
     }
 }
 
@@ -70,15 +74,16 @@ void text_bias(FILE *f, const struct model *m)
         if (w->kind != REPORT_KERNEL || (n == 0 && hn == 0))
             continue;
         if (n && hn)
-            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  %s\n", (unsigned long long)n,
-                    w->st.v[RS_MEAN], (unsigned long long)hn, w->hw->st.v[RS_MEAN], w->hw->bias,
-                    w->short_name);
+            fprintf(f, "%9llu %11.3f %9llu %11.3f %+11.3f  ", (unsigned long long)n,
+                    w->st.v[RS_MEAN], (unsigned long long)hn, w->hw->st.v[RS_MEAN], w->hw->bias);
         else if (hn)
-            fprintf(f, "%9llu %11s %9llu %11.3f %11s  %s\n", (unsigned long long)n, "-",
-                    (unsigned long long)hn, w->hw->st.v[RS_MEAN], "-", w->short_name);
+            fprintf(f, "%9llu %11s %9llu %11.3f %11s  ", (unsigned long long)n, "-",
+                    (unsigned long long)hn, w->hw->st.v[RS_MEAN], "-");
         else
-            fprintf(f, "%9llu %11.3f %9llu %11s %11s  %s\n", (unsigned long long)n,
-                    w->st.v[RS_MEAN], 0ULL, "-", "-", w->short_name);
+            fprintf(f, "%9llu %11.3f %9llu %11s %11s  ", (unsigned long long)n,
+                    w->st.v[RS_MEAN], 0ULL, "-", "-");
+        report_put_escaped(f, w->short_name);
+        fputc('\n', f);
     }
 }
 
@@ -124,7 +129,7 @@ static void range_head(FILE *f, const struct rm_range *g)
 {
     if (g->name) {
         fputs("range    \"", f);
-        fputs(g->name, f);
+        report_put_escaped(f, g->name);
         fprintf(f, "\": %llu closed, %.3f ms of wall time", (unsigned long long)g->closed,
                 g->wall_ms);
         if (g->open)
@@ -147,8 +152,8 @@ static void range_rows(FILE *f, const struct rm_range *g)
         fprintf(f, "%7.2f %12.3f %9llu %11.3f ", s->v[RS_PERCENT], s->v[RS_TOTAL],
                 (unsigned long long)s->timed, s->v[RS_MEAN]);
         text_quantiles(f, s, "-");
-        fprintf(f, "%11.3f %11.3f %11.3f  %s", s->v[RS_MIN], s->v[RS_MAX], s->v[RS_STDDEV],
-                w->short_name);
+        fprintf(f, "%11.3f %11.3f %11.3f  ", s->v[RS_MIN], s->v[RS_MAX], s->v[RS_STDDEV]);
+        report_put_escaped(f, w->short_name);
         if (w->ref)
             fprintf(f, " [%d]", w->ref);
         fputc('\n', f);

@@ -12,42 +12,14 @@
 #include "gatewatch.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "modules.h"
 #include "state.h"
 #include "sysinfo.h"
 
-/* Pairs made at a context's first timed launch (~1 ms). The drain grows the pool 4x at a
- * time as soon as it runs short, publishing each new pair at once; with 256 to start, two
- * threads bursting launches on an H200 still ran it dry. */
+/* Pairs made at a context's first timed launch. The drain grows the pool 4x at a time as
+ * soon as it runs short, publishing each new pair at once; a smaller start leaves a burst of
+ * launches from a few threads with an empty pool before the drain catches up. */
 #define POOL_INITIAL_PAIRS 1024
-
-void ktime_note_device(CUdevice dev)
-{
-    int n = atomic_load(&kt.ndevices);
-    struct report_device *d;
-
-    for (int i = 0; i < n; i++)
-        if (kt.devices[i].ordinal == (int)dev)
-            return;
-    if (n >= KTIME_MAX_DEVICES)
-        return;
-    d = &kt.devices[n];
-    d->ordinal = (int)dev;
-    if (drv.DeviceGetName(d->name, (int)sizeof d->name, dev) != CUDA_SUCCESS)
-        snprintf(d->name, sizeof d->name, "unknown");
-    d->uuid[0] = '\0';
-    CUuuid u;
-    if (drv.DeviceGetUuid && drv.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
-        const unsigned char *b = (const unsigned char *)u.bytes;
-        snprintf(d->uuid, sizeof d->uuid,
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                 b[14], b[15]);
-    }
-    if (drv.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
-        d->driver_version = 0;
-    sysinfo_nvidia_version(NULL, d->driver, sizeof d->driver);
-    atomic_store(&kt.ndevices, n + 1);
-}
 
 /* Pinned, device-mapped words for the launch gates of one pool, in the current context.
  * Leaves *host NULL (no gating) when the driver cannot provide them. */
@@ -116,38 +88,6 @@ static bool is_primary(CUcontext ctx, CUdevice dev)
     return pc == ctx;
 }
 
-/* KTIME_FLUSH_L2: the context's scratch buffer, with ctx current. Twice the L2 (NVBench's
- * rule: an L2 that keeps lines by recency is then wholly replaced) and at least 1 MiB. Never
- * freed: it goes with its context. Without one, this context's launches are timed warm. */
-static void flush_alloc(struct pool *p, CUdevice dev)
-{
-    int l2 = 0;
-    CUdeviceptr d = 0;
-    uint64_t bytes;
-
-    if (!drv.DeviceGetAttribute || !drv.MemAlloc || !drv.MemsetD32Async ||
-        drv.DeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS)
-        l2 = -1;
-    bytes = l2 > 0 ? 2 * (uint64_t)l2 : 0;
-    if (bytes < (1u << 20))
-        bytes = 1u << 20;
-    if (l2 < 0 || drv.MemAlloc(&d, (size_t)bytes) != CUDA_SUCCESS || !d) {
-        if (atomic_fetch_add(&kt.flush_unavailable, 1) == 0)
-            log_warn("KTIME_FLUSH_L2: no %s for device %d; its launches are timed with a "
-                     "warm cache", l2 < 0 ? "L2 size (driver too old)" : "scratch buffer",
-                     (int)dev);
-        return;
-    }
-    p->flush_ptr = (uint64_t)d;
-    p->flush_bytes = bytes;
-    atomic_fetch_add(&kt.flush_contexts, 1);
-    uint64_t was = atomic_load(&kt.flush_bytes);
-    while (bytes > was && !atomic_compare_exchange_weak(&kt.flush_bytes, &was, bytes))
-        ;
-    log_debug("KTIME_FLUSH_L2: %llu bytes of scratch on device %d (L2 %d bytes)",
-              (unsigned long long)bytes, (int)dev, l2);
-}
-
 struct pool *ktime_pool_create(CUcontext ctx)
 {
     struct pool *p = NULL;
@@ -175,13 +115,7 @@ struct pool *ktime_pool_create(CUcontext ctx)
                       POOL_INITIAL_PAIRS) == 0) {
             ok = true;
             p->primary = is_primary(ctx, dev);
-            if (kt.cfg.flush_l2)
-                flush_alloc(p, dev);
-            if (kt.drain.trace || kt.drain.place) { /* KTIME_TRACE, KTIME_BUSY */
-                void *unused = NULL;
-                if (driver_event_ops.create(ctx, &p->anchor, &unused) != 0)
-                    p->anchor = NULL; /* this context's launches stay off the timeline */
-            }
+            modules_pool_made(p, dev); /* the features' per-context parts (L2 flush, trace) */
             p->seen = calloc(((size_t)kt.ktab.mask + 64) / 64, sizeof *p->seen);
             /* Everything a launching thread reads is set before the pool is published. */
             gate_alloc(&p->gate_host, &p->gate_dev);
@@ -239,6 +173,7 @@ void ktime_context_ending(CUcontext ctx, int dev)
             atomic_store(&p->retiring, 1);
             if (!kt.drain.started)
                 atomic_store(&p->dead, 1);
+            modules_pool_ending(p);
             ending[n++] = p;
         }
     }

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "report.h"
+
 /* Stops the drain thread, resolves what is pending within KTIME_EXIT_WAIT_MS, and writes the
  * report to KTIME_OUTPUT or stderr. Runs once per process (the first caller wins; a forked
  * child never); tells signals.c each step (signals_report_step), the last one also when it
@@ -28,5 +30,10 @@ void finish_image_end(void);
  * process, %p %r %l %q{}, gets none). Nothing happens at exit once a launch has installed the
  * real exit handler. Called once, from the constructor. */
 void finish_register_idle(void);
+
+/* Fills r (zeroed first) with the report's header: the process, the job, the settings in
+ * force, the gate as it worked out, and each module's fields (modules_header). At the end of
+ * the run (finish_report, and idle.c's empty report). */
+void finish_header(struct report *r);
 
 #endif

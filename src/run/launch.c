@@ -9,11 +9,14 @@
 
 #include "cuptitimer.h"
 #include "driver.h"
+#include "flush.h"
 #include "gatewatch.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "memop.h"
+#include "modules.h"
 #include "region.h"
+#include "tracing.h"
 
 __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
 
@@ -30,12 +33,12 @@ uint64_t launch_rng_seed(void)
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
 
-/* KTIME_GATE=auto. A gate costs about 2 us of GPU time per launch (H200), and it is only
- * needed where the stream may be idle when the start event reaches the GPU. Where the GPU is
- * behind, the start event, the kernel and the stop event are all queued before the GPU gets
- * to the start event, and the interval is the same as with a gate. So each thread keeps, per
- * stream it launches on (a few, in a small direct-mapped table), whether the GPU was found
- * behind there:
+/* KTIME_GATE=auto. A gate costs GPU time on every launch (docs/design.md, "Facts the code
+ * rests on"), and it is only needed where the stream may be idle when the start event reaches
+ * the GPU. Where the GPU is behind, the start event, the kernel and the stop event are all
+ * queued before the GPU gets to the start event, and the interval is the same as with a gate.
+ * So each thread keeps, per stream it launches on (a few, in a small direct-mapped table),
+ * whether the GPU was found behind there:
  *  - gated (the initial state): a gated launch now and then (see below) queries, before
  *    opening its gate, the stop event of the stream's previous timed launch; still pending
  *    means the GPU is behind, and the stream's next launches go ungated;
@@ -46,13 +49,13 @@ static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")))
  *    before the GPU reached it: the sample is exact. Already fired (or any error) means the
  *    stream went idle in between: the sample may include submission time, so it is dropped
  *    (gate_late) and the stream is gated again.
- * A query of a completed event costs 1.3 to 2 us of CPU while the program launches (H200),
- * so the probes back off: every 16th gated launch at first, twice as rarely after each probe
- * that finds the GPU idle and after each gate_late, down to every 256th; 64 ungated launches
- * in a row bring it back to 16. Where the GPU and the CPU run at about the same speed (tiny
- * kernels back to back) the stream then stays gated most of the time instead of flapping.
- * A hint is only a hint: a stale one costs a dropped sample, never a wrong one. The queries
- * run in RELAXED capture mode so that they never invalidate another thread's capture. */
+ * A query of a completed event costs CPU time while the program launches, so the probes back
+ * off: every 16th gated launch at first, twice as rarely after each probe that finds the GPU
+ * idle and after each gate_late, down to every 256th; 64 ungated launches in a row bring it
+ * back to 16. Where the GPU and the CPU run at about the same speed (tiny kernels back to
+ * back) the stream then stays gated most of the time instead of flapping. A hint is only a
+ * hint: a stale one costs a dropped sample, never a wrong one. The queries run in RELAXED
+ * capture mode so that they never invalidate another thread's capture. */
 #define GATE_HINTS 8
 #define GATE_PROBE_MIN 16
 #define GATE_PROBE_MAX 256
@@ -108,23 +111,26 @@ static inline void drop(struct ktab_entry *k, int reason)
 
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind)
 {
-    char name[4096];
+    char label[64];
+    const char *name = label;
 
-    launch_busy = 1;
+    inside_ktime = 1;
     atomic_store_explicit(&k->kind, (uint16_t)kind, memory_order_relaxed);
+    /* A kernel's name is kept whole, whatever its length: rows are keyed by it. */
     if (kind == KTAB_GRAPH)
-        snprintf(name, sizeof name, "graph exec %p", handle);
+        snprintf(label, sizeof label, "graph exec %p", handle);
     else if (kind == KTAB_MEMOP)
-        snprintf(name, sizeof name, "[memory %s]",
+        snprintf(label, sizeof label, "[memory %s]",
                  memop_label(memop_kind_of_key((uintptr_t)handle)));
-    else if (!(ktime_driver_ready() && driver_kernel_name(handle, name, sizeof name)))
-        snprintf(name, sizeof name, "<kernel %p>", handle);
+    else if (!ktime_driver_ready() || !(name = driver_kernel_name(handle))) {
+        name = label;
+        snprintf(label, sizeof label, "<kernel %p>", handle);
+    }
     ktab_set_name(k, name);
-    /* CUPTI first, before the first kernel runs; then the exit handlers (and, with events,
-     * the NVML sampler: nvml.c says why not beside CUPTI). */
-    cuptitimer_start();
+    /* The modules first (CUPTI, before the first kernel runs); then the exit handlers. */
+    modules_first_launch();
     ktime_register_exit();
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 /* Lets the stream past the launch's gate. Must follow every gated launch_begin_timed(),
@@ -165,36 +171,6 @@ static struct pool *pool_for(CUcontext ctx)
     return tls_pool;
 }
 
-/* KTIME_TRACE: the pool's reference event, on the stream of its first timed launch, just
- * before that launch's start event. Once per context. */
-static void trace_anchor(struct pool *p, CUstream es)
-{
-    int expected = 0;
-    struct timespec now;
-
-    if (!atomic_compare_exchange_strong(&p->anchor_state, &expected, 1))
-        return;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    p->anchor_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-    atomic_store_explicit(&p->anchor_state,
-                          drv.EventRecord((CUevent)p->anchor, es) == CUDA_SUCCESS ? 2 : 3,
-                          memory_order_release);
-}
-
-/* KTIME_FLUSH_L2: overwrites the context's scratch buffer on es, so that the launch about to
- * be bracketed starts with none of its data in L2. Queued before the gate and the start
- * event: outside the interval. A refusal leaves the launch timed warm, counted. */
-static void flush_l2(struct pool *p, CUstream es)
-{
-    if (!p->flush_ptr)
-        return;
-    if (drv.MemsetD32Async((CUdeviceptr)p->flush_ptr, 0, (size_t)(p->flush_bytes / 4), es) ==
-        CUDA_SUCCESS)
-        atomic_fetch_add_explicit(&kt.flushes, 1, memory_order_relaxed);
-    else
-        atomic_fetch_add_explicit(&kt.flush_failed, 1, memory_order_relaxed);
-}
-
 /* KTIME_FLUSH_L2 with KTIME_TIMER=cupti: no events, but the flush all the same, where a flush
  * is allowed (never into a capture: it would become a node of the program's graph). */
 static void flush_l2_untimed(CUstream s, int ptds)
@@ -204,14 +180,61 @@ static void flush_l2_untimed(CUstream s, int ptds)
     CUcontext ctx = NULL;
     struct pool *p;
 
-    launch_busy = 1;
+    inside_ktime = 1;
     if (ktime_driver_ready() && drv.StreamIsCapturing(es, &cs) == CUDA_SUCCESS &&
         cs == CU_STREAM_CAPTURE_STATUS_NONE &&
         (special_stream(es) ? drv.CtxGetCurrent(&ctx) : drv.StreamGetCtx(es, &ctx)) ==
             CUDA_SUCCESS &&
         ctx && (p = pool_for(ctx)))
-        flush_l2(p, es);
-    launch_busy = 0;
+        flush_l2_before(p, es);
+    inside_ktime = 0;
+}
+
+/* KTIME_GATE=auto: whether this launch on es is gated, from what this thread knows of the
+ * stream (the comment above GATE_HINTS); sets L's hint, probe and verify. */
+static inline bool gate_auto(struct launch *L, struct pool *p, CUstream es)
+{
+    struct gate_hint *h = hint_for(es, p);
+    bool gate = true;
+
+    L->hint = h;
+    if (h->ungated) {
+        /* The program may have waited for the GPU since (a synchronize at the end of an
+         * iteration): if this thread's last bracket here has completed, the stream may
+         * be idle, and this launch is gated. Otherwise its check would find the start
+         * event fired and drop the sample, and the first kernel after each synchronize
+         * would never be timed. */
+        if (h->last_stop && query_relaxed(h->last_stop) == CUDA_ERROR_NOT_READY) {
+            gate = false;
+            L->verify = true;
+        } else {
+            h->ungated = false;
+            h->probe = 0;
+        }
+    } else if (h->last_stop && ++h->probe >= h->every) {
+        h->probe = 0;
+        L->probe = h->last_stop;
+    }
+    return gate;
+}
+
+/* Closes the launch gate of p's slot on es: the stream waits before the start event until
+ * launch_end opens it. A wait the driver refuses leaves the launch ungated. */
+static inline void gate_close(struct pool *p, uint32_t slot, CUstream es)
+{
+    struct pool_slot *sl = &p->slots[slot];
+    uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
+
+    sl->seq = gen;
+    atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
+    atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
+    gatewatch_kick();
+    if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
+        CUDA_SUCCESS) {
+        sl->gen = gen;
+    } else {
+        atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
+    }
 }
 
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
@@ -233,12 +256,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             return false;
         if (kt.cfg.flush_l2)
             flush_l2_untimed(s, ptds);
-        uint32_t range = region_current();
-        if (range || kt.cfg.range != RANGE_ALL)
-            L->pushed = cuptitimer_push(range);
+        L->pushed = cuptitimer_range_before();
         return true;
     }
-    launch_busy = 1;
+    inside_ktime = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
         goto untimed;
@@ -284,52 +305,19 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
             first = true;
         }
     }
-    if (p->flush_ptr)
-        flush_l2(p, es);
+    flush_l2_before(p, es);
     bool gate = p->gate_host && kt.cfg.gate != GATE_OFF && !first;
-    if (gate && kt.cfg.gate == GATE_AUTO) {
-        struct gate_hint *h = hint_for(es, p);
-        L->hint = h;
-        if (h->ungated) {
-            /* The program may have waited for the GPU since (a synchronize at the end of an
-             * iteration): if this thread's last bracket here has completed, the stream may
-             * be idle, and this launch is gated. Otherwise its check would find the start
-             * event fired and drop the sample, and the first kernel after each synchronize
-             * would never be timed. */
-            if (h->last_stop && query_relaxed(h->last_stop) == CUDA_ERROR_NOT_READY) {
-                gate = false;
-                L->verify = true;
-            } else {
-                h->ungated = false;
-                h->probe = 0;
-            }
-        } else if (h->last_stop && ++h->probe >= h->every) {
-            h->probe = 0;
-            L->probe = h->last_stop;
-        }
-    }
-    if (gate) {
-        struct pool_slot *sl = &p->slots[slot];
-        uint32_t gen = sl->seq + 1 ? sl->seq + 1 : 1;
-        sl->seq = gen;
-        atomic_store_explicit(&sl->forced, 0, memory_order_relaxed);
-        atomic_store_explicit(&sl->gate_closed, gen, memory_order_release);
-        gatewatch_kick();
-        if (drv.StreamWaitValue32(es, p->gate_dev + 4u * slot, gen, CU_STREAM_WAIT_VALUE_EQ) ==
-            CUDA_SUCCESS) {
-            sl->gen = gen;
-        } else {
-            atomic_store_explicit(&sl->gate_closed, 0, memory_order_relaxed);
-        }
-    }
+    if (gate && kt.cfg.gate == GATE_AUTO)
+        gate = gate_auto(L, p, es);
+    if (gate)
+        gate_close(p, slot, es);
     L->k = k;
     L->pool = p;
     L->exiting = false;
     L->pushed = false;
     L->slot = slot;
     L->stream = es;
-    if (p->anchor && atomic_load_explicit(&p->anchor_state, memory_order_acquire) == 0)
-        trace_anchor(p, es);
+    tracing_anchor_before(p, es);
     r = drv.EventRecord((CUevent)p->slots[slot].start, es);
     if (r != CUDA_SUCCESS) {
         gate_open(L);
@@ -344,17 +332,14 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         }
         goto untimed;
     }
-    launch_busy = 0;
+    inside_ktime = 0;
     /* KTIME_TIMER=both: CUPTI's records of it carry its range too. */
-    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_BOTH) {
-        uint32_t range = region_current();
-        if (range || kt.cfg.range != RANGE_ALL)
-            L->pushed = cuptitimer_push(range);
-    }
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_BOTH)
+        L->pushed = cuptitimer_range_before();
     L->t0 = kt.cfg.launch_times ? launch_clock() : 0;
     return true;
 untimed:
-    launch_busy = 0;
+    inside_ktime = 0;
     return false;
 }
 
@@ -383,7 +368,7 @@ void launch_end(struct launch *L, CUresult r)
         pool_release(L->pool, L->slot);
         return;
     }
-    launch_busy = 1;
+    inside_ktime = 1;
     CUresult stop = drv.EventRecord((CUevent)s->stop, L->stream);
     struct gate_hint *h = L->hint;
     /* Still pending behind our closed gate: the GPU is behind on this stream. */
@@ -422,11 +407,11 @@ void launch_end(struct launch *L, CUresult r)
         s->region = (uint16_t)region_current();
         s->api_ns = !L->t0 ? 0 : t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
         /* Per-thread default streams share one handle value: tell threads apart. */
-        s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&launch_busy
+        s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime
                                                       : (uintptr_t)L->stream;
         pool_submit(L->pool, L->slot);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 bool launch_during_exit(struct launch *L, void *handle, int kind)
@@ -455,29 +440,16 @@ bool launch_into_capture(struct ktab_entry *k, CUstream s, int ptds)
 
     if (!ktime_driver_ready())
         return false;
-    launch_busy = 1;
+    inside_ktime = 1;
     /* As on the timed path, an error counts as capturing. */
     captured = drv.StreamIsCapturing(es, &cs) != CUDA_SUCCESS ||
                cs != CU_STREAM_CAPTURE_STATUS_NONE;
-    launch_busy = 0;
+    inside_ktime = 0;
     if (captured) {
         atomic_fetch_sub_explicit(&k->calls, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
     }
     return captured;
-}
-
-void launch_range_mark(bool start, CUresult r)
-{
-    /* A failed call changes nothing for a profiler either (no context, say). */
-    if (kt.cfg.range == RANGE_ALL || r != CUDA_SUCCESS)
-        return;
-    atomic_fetch_add_explicit(start ? &kt.range_starts : &kt.range_stops, 1,
-                              memory_order_relaxed);
-    if (atomic_exchange_explicit(&kt.in_range, start, memory_order_relaxed) != start && start)
-        atomic_fetch_add_explicit(&kt.ranges, 1, memory_order_relaxed);
-    log_debug("%s: capture range %s", start ? "cuProfilerStart" : "cuProfilerStop",
-              start ? "open" : "closed");
 }
 
 void launch_capture_began(CUresult r)
@@ -511,10 +483,10 @@ void launch_module_unloading(CUmodule mod, CUlibrary lib)
     unsigned int n = 0;
     void **handles;
 
-    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || inside_ktime ||
         !ktime_driver_ready())
         return;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (mod && drv.ModuleGetFunctionCount && drv.ModuleEnumerateFunctions &&
         drv.ModuleGetFunctionCount(&n, mod) == CUDA_SUCCESS && n > 0 &&
         (handles = calloc(n, sizeof *handles))) {
@@ -530,7 +502,7 @@ void launch_module_unloading(CUmodule mod, CUlibrary lib)
                 ktab_retire(&kt.ktab, (uintptr_t)handles[i]);
         free(handles);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }
 
 void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
@@ -542,10 +514,10 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
     char name[96];
     bool inserted;
 
-    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || launch_busy ||
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON || inside_ktime ||
         !exec || !ktime_driver_ready())
         return;
-    launch_busy = 1;
+    inside_ktime = 1;
     if (drv.GraphGetNodes && drv.GraphNodeGetType &&
         drv.GraphGetNodes(g, NULL, &n) == CUDA_SUCCESS && n > 0 &&
         (nodes = calloc(n, sizeof *nodes))) {
@@ -566,5 +538,5 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g)
         atomic_store_explicit(&e->kind, (uint16_t)KTAB_GRAPH, memory_order_relaxed);
         ktab_set_name(e, name);
     }
-    launch_busy = 0;
+    inside_ktime = 0;
 }

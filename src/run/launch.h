@@ -7,6 +7,7 @@
 #include <time.h>
 #include <cuda.h>
 
+#include "capture.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -99,10 +100,6 @@ static inline bool launch_untimed(struct launch *L, struct ktab_entry *k, CUstre
     return true;
 }
 
-/* cuProfilerStart (start) or cuProfilerStop returned r: with KTIME_RANGE=profiler-api, a
- * successful call opens or closes the capture range. Counts the calls. */
-void launch_range_mark(bool start, CUresult r);
-
 /* A stream capture began (r: its result), or one ended. Keep kt.captures. */
 void launch_capture_began(CUresult r);
 void launch_capture_ended(CUresult r);
@@ -120,8 +117,8 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     bool inserted;
     int phase = atomic_load_explicit(&kt.phase, memory_order_acquire);
 
-    if (phase != PHASE_ON || launch_busy || !handle)
-        return phase == PHASE_EXITING && !launch_busy && handle &&
+    if (phase != PHASE_ON || inside_ktime || !handle)
+        return phase == PHASE_EXITING && !inside_ktime && handle &&
                launch_during_exit(L, handle, kind);
     k = ktab_get(&kt.ktab, (uintptr_t)handle, &inserted);
     if (!k) {
@@ -139,12 +136,9 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
         return false;
     }
-    /* KTIME_RANGE: past its warmup, a launch outside the range is only counted. */
-    if (kt.cfg.range != RANGE_ALL &&
-        !atomic_load_explicit(&kt.in_range, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&kt.outside[ktab_id(&kt.ktab, k)], 1, memory_order_relaxed);
+    /* KTIME_RANGE: past its warmup, a launch outside the capture range is only counted. */
+    if (capture_excludes(k))
         return false;
-    }
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
      * the draw leaves untimed is still counted: captured when it goes into a capture, and
      * failed when the driver refuses it (launch_end, with no pool). */

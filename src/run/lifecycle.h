@@ -19,10 +19,6 @@ void ktime_register_exit(void);
  * Takes the set-up lock: first timed launch in each context only. */
 struct pool *ktime_pool_create(CUcontext ctx);
 
-/* Adds device dev (its name, the driver's version) to the report's devices, once. Under
- * the set-up lock, or at exit. */
-void ktime_note_device(CUdevice dev);
-
 /* Whether setting up ctx's pool failed before: its launches are then not timed, and
  * nothing is tried again. Any thread; lock-free. */
 bool ktime_context_failed(CUcontext ctx);

@@ -8,30 +8,59 @@
 
 const char *app_prog = "app";
 
-static void plan_rebuild(struct plan *p)
+/* Whether the fake's image format needs byte c of a name written %XX. */
+static int needs_escape(unsigned char c)
 {
-    size_t off = 0;
+    return c == '%' || c == '=' || c == ';' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int plan_rebuild(struct plan *p)
+{
+    size_t size = 1, off = 0;
+    char *img;
     int i;
-    p->image[0] = '\0';
+
     for (i = 0; i < p->n; i++)
-        off += (size_t)snprintf(p->image + off, sizeof p->image - off, "%s%s=%s", i ? ";" : "",
-                                p->k[i].name, p->k[i].durs);
+        size += 3 * strlen(p->k[i].name) + strlen(p->k[i].durs) + 2;
+    if (!(img = malloc(size)))
+        return -1;
+    for (i = 0; i < p->n; i++) {
+        if (i)
+            img[off++] = ';';
+        for (const unsigned char *c = (const unsigned char *)p->k[i].name; *c; c++)
+            if (needs_escape(*c))
+                off += (size_t)snprintf(img + off, size - off, "%%%02X", *c);
+            else
+                img[off++] = (char)*c;
+        off += (size_t)snprintf(img + off, size - off, "=%s", p->k[i].durs);
+    }
+    img[off] = '\0';
+    free(p->image);
+    p->image = img;
+    return 0;
 }
 
 int plan_add(struct plan *p, const char *arg)
 {
-    const char *eq = strchr(arg, '='), *colon = strrchr(arg, ':');
+    const char *colon = strrchr(arg, ':'), *eq = NULL;
     struct plan_kernel *k;
     char *end;
-    if (p->n >= PLAN_MAX_KERNELS || !eq || !colon || colon < eq || eq == arg ||
-        (size_t)(eq - arg) >= PLAN_NAME_MAX || (size_t)(colon - eq - 1) >= PLAN_NAME_MAX || colon == eq + 1) {
+
+    for (const char *c = arg; colon && c < colon; c++)
+        if (*c == '=')
+            eq = c;
+    if (p->n >= PLAN_MAX_KERNELS || !eq || eq == arg || colon == eq + 1) {
         fprintf(stderr, "%s: bad kernel spec '%s' (want name=ns[,ns...]:count)\n", app_prog, arg);
         return -1;
     }
     k = &p->k[p->n];
     memset(k, 0, sizeof *k);
-    memcpy(k->name, arg, (size_t)(eq - arg));
-    memcpy(k->durs, eq + 1, (size_t)(colon - eq - 1));
+    k->name = strndup(arg, (size_t)(eq - arg));
+    k->durs = strndup(eq + 1, (size_t)(colon - eq - 1));
+    if (!k->name || !k->durs) {
+        fprintf(stderr, "%s: out of memory\n", app_prog);
+        return -1;
+    }
     errno = 0;
     k->count = strtol(colon + 1, &end, 10);
     if (errno || *end || end == colon + 1 || k->count < 0) {
@@ -39,7 +68,10 @@ int plan_add(struct plan *p, const char *arg)
         return -1;
     }
     p->n++;
-    plan_rebuild(p);
+    if (plan_rebuild(p) != 0) {
+        fprintf(stderr, "%s: out of memory\n", app_prog);
+        return -1;
+    }
     return 0;
 }
 

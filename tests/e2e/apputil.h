@@ -5,12 +5,11 @@
 #include <cuda.h>
 
 #define PLAN_MAX_KERNELS 1024
-#define PLAN_NAME_MAX 256
 
 /* One kernel of a launch plan, from an argument "name=ns[,ns...]:count". */
 struct plan_kernel {
-    char name[PLAN_NAME_MAX];
-    char durs[PLAN_NAME_MAX];
+    char *name;             /* any bytes but NUL, of any length (malloc'd) */
+    char *durs;
     long count;
     long done;
 };
@@ -18,11 +17,13 @@ struct plan_kernel {
 struct plan {
     int n;
     struct plan_kernel k[PLAN_MAX_KERNELS];
-    char image[PLAN_MAX_KERNELS * (2 * PLAN_NAME_MAX + 2) + 1];
+    char *image;            /* the module image for the fake driver (malloc'd) */
 };
 
 /* Adds one "name=ns[,ns...]:count" argument to the plan and rebuilds plan->image
- * ("name=ns,...;name2=..."). Returns 0, or -1 (with a message on stderr) if malformed. */
+ * ("name=ns,...;name2=...", each name with '%', '=', ';' and white space written %XX, as the
+ * fake driver reads them: tests/fake/README.md). The name ends at the last '=' (it may hold
+ * '=' and ':' itself). Returns 0, or -1 (with a message on stderr) if malformed. */
 int plan_add(struct plan *p, const char *arg);
 
 /* Index of the kernel to launch next (round robin over kernels with launches left, so the

@@ -2,7 +2,7 @@
 # conditions.sh - the run's conditions read through NVML (issue 13), against the fake NVML
 # (tests/fake/nvml/libnvidia-ml.so.1, loaded through KTIME_NVML_LIB; FAKE_NVML_* set what it
 # answers): other processes on the GPU (by name and pid, at start and end, graphics too, pids
-# of another pid namespace), MPS (control pipe, MPS server, MPS client list), clocks (range,
+# of another pid namespace, a name of control characters escaped), MPS (control pipe, MPS server, MPS client list), clocks (range,
 # locked), throttle reasons, temperature, persistence mode; devices mapped by PCI bus id (the
 # fake lists them in the opposite order), UUID as the fall-back; every failure (no library,
 # KTIME_NVML=0, nvmlInit_v2 failing, each query failing, a hung NVML) leaves the figure "not
@@ -25,7 +25,12 @@ OTHER=$!
 cp "$(command -v sleep)" "$tmp/nvidia-cuda-mps-server"
 "$tmp/nvidia-cuda-mps-server" 300 &
 MPSD=$!
-trap 'kill $OTHER $MPSD 2>/dev/null; rm -rf "$tmp"' EXIT
+# One that named itself with control characters (a process's name, /proc/PID/comm, is any
+# bytes it set): a shell that renames itself, then waits (one second at a time, so that nothing
+# of it outlives the test by more).
+sh -c 'printf "\033x\nwarning: pwn" >/proc/$$/comm && while :; do sleep 1; done' &
+NAMED=$!
+trap 'kill $OTHER $MPSD $NAMED 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # grepq FILE REGEX: grep -q, showing the file when it does not match.
 grepq() {
@@ -99,6 +104,27 @@ check "shared, text: the conditions line names it" \
 check "shared, text: and a warning" grepq "$tmp/s.txt" '^warning: gpu 0 was shared with 1 other process during the run'
 check "shared, text: the header lines come before the table" \
     sh -c "[ \$(grep -n '^warning: gpu 0 was shared' '$tmp/s.txt' | cut -d: -f1) -lt \$(grep -n 'Time%' '$tmp/s.txt' | cut -d: -f1) ]"
+
+# A process named with control characters: escaped in the text's lines, as a kernel's name is
+# (no line, and no warning, of its own); as it is in the JSON's figures; the same text again
+# from the JSON (ktime-render).
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(cat /proc/$NAMED/comm 2>/dev/null)" = "$(printf '\033x\nwarning: pwn')" ] && break
+    sleep 0.2
+done
+run_ktime nm $NV KTIME_OUTPUT="$tmp/nm.json" KTIME_ALSO_OUTPUT="$tmp/nm.txt" FAKE_NVML_OTHER_PIDS=$NAMED \
+    "$A" k=125000:30
+check "a name with control characters: same exit status and stdout" same_run b nm
+check "a name with control characters: escaped on the conditions line" \
+    grepq "$tmp/nm.txt" "^conditions: gpu 0 shared with 1 other process (\\\\x1bx\\\\nwarning: pwn pid $NAMED); "
+check "a name with control characters: it makes no line of its own, no terminal sequence" \
+    sh -c "! grep -q '^warning: pwn' '$tmp/nm.txt' && ! grep -q \"\$(printf '\033')\" '$tmp/nm.txt'"
+check "a name with control characters: one warning, the report's own" jc "$tmp/nm.json" 'conditions.warnings|len' == 1
+check "a name with control characters: the JSON has the name as it is" \
+    sh -c "[ \"\$('$JCHECK' '$tmp/nm.json' 'conditions.devices[0].other_processes[0].name')\" = \"\$(printf '\\033x\\nwarning: pwn')\" ]"
+"$E2E_RENDER" --format text "$tmp/nm.json" >"$tmp/nm-r.txt" 2>"$tmp/nm-r.err"
+check "a name with control characters: ktime-render of the JSON gives the library's text" \
+    cmp "$tmp/nm.txt" "$tmp/nm-r.txt"
 
 # Only at the start (the fake lists it in its first reading only), and in the graphics list.
 run_ktime s1 $NV KTIME_OUTPUT="$tmp/s1.json" FAKE_NVML_OTHER_PIDS=$OTHER FAKE_NVML_OTHER_CALLS=1 "$A" k=125000:30

@@ -78,6 +78,13 @@ pair names "$A" k_small=125000:40 "$bad=1000:12" 'k"q,x=3000:20' "$cafe=2000:11"
 check "names: the text has a Full names list (elided and look-alike names)" grep -q '^Full names$' "$tmp/names.txt"
 check "names: the JSON keeps the bytes of names that are not UTF-8 (name_bytes, command_bytes)" \
     sh -c "grep -q '\"name_bytes\": \"6bff626164e282\"' '$tmp/names-t.json' && grep -q '\"command_bytes\"' '$tmp/names-t.json'"
+# Control characters (escaped in the text and CSV), a backslash, and names a spreadsheet would
+# take for formulas (a quote put before them in the CSV).
+pair ctrl "$A" "$(printf 'nl\nnote     forged')=125000:12" "$(printf 'tab\t\033[1m\302\233x')=2000:9" \
+    'back\slash=3000:8' "=cmd|' /C calc'!A0=4000:7" "+p=5000:6" "-m=6000:7" "@at=7000:8" "'q=8000:9" \
+    "$(printf 'long\nname_'; awk 'BEGIN { for (i = 0; i < 30; i++) printf "Layer%d_", i }')=9000:10"
+check "ctrl: the text and CSV have no raw control character" \
+    sh -c "! grep -q \"\$(printf '[\t\033]')\" '$tmp/ctrl.txt' '$tmp/ctrl.csv' && ! grep -q '^note     forged' '$tmp/ctrl.txt'"
 pair flush KTIME_FLUSH_L2=1 "$A" k_small=125000:20
 pair flush_none KTIME_FLUSH_L2=1 FAKECUDA_MEMALLOC_FAILS=1 "$A" k_small=125000:20
 pair memops KTIME_WARMUP=3 "$E2E_BIN/app_memops" --stream 12 4000
@@ -364,6 +371,33 @@ printf '{"schema_version": 1, "name": "\377"}' >"$tmp/latin.json"
 check "bytes that are not UTF-8: one line, exit 2" bad_input latin "$tmp/latin.json"
 "$PY" -c 'print("[" * 100000 + "]" * 100000)' >"$tmp/deep.json"
 check "JSON nested 100000 deep: one line, exit 2" bad_input deep "$tmp/deep.json"
+# NaN and Infinity are not JSON (RFC 8259): refused on reading, never written.
+sed 's/^      "sum_us": [0-9.e+-]*,/      "sum_us": NaN,/' "$R" >"$tmp/nan.json"
+check "NaN in a report: one line, exit 2" bad_input nan "$tmp/nan.json"
+check "... and it says NaN is not a JSON number" \
+    sh -c "'$PY' '$TOOL' report '$tmp/nan.json' 2>&1 | grep -q 'not valid JSON (NaN is not a JSON number'"
+# A nested field missing: named, not a KeyError.
+"$PY" - "$tmp/shapes-t.json" "$tmp/noshape.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["kernels"][0]["shapes"][0]["timed"]
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+check "a launch shape without 'timed': one line, exit 2" bad_input noshape "$tmp/noshape.json"
+check "... naming it" sh -c "'$PY' '$TOOL' report '$tmp/noshape.json' 2>&1 | grep -q 'noshape.json: not a ktime report: kernels.0..shapes.0. has no .timed.'"
+# Every field of a report with ranges, launch shapes and both timers, of its merge with a second
+# rank, and of one with memory operations, broken in turn (tests/e2e/ktool_malformed.py).
+for r in 0 1; do
+    run_ktime "rich$r" KTIME_OUTPUT="$tmp/rich$r.json" RANK=$r WORLD_SIZE=2 KTIME_NVTX=1 \
+        KTIME_GROUP=shape KTIME_TIMER=both KTIME_CUPTI_LIB="$CUPTI" \
+        LD_LIBRARY_PATH="$(dirname "$KTIME_LIB"):$LDP" "$E2E_BIN/app_regions" --nvtx --extra-pop $((12 + r))
+done
+kt merge "$tmp/rich0.json" "$tmp/rich1.json" -o "$tmp/richm.json" 2>"$tmp/richm.err"
+"$PY" "$SRC/tests/e2e/ktool_malformed.py" "$TOOL" "$tmp/rich0.json" "$tmp/richm.json" \
+    "$tmp/memops-t.json" >"$tmp/malformed.out" 2>&1
+selftest_lines "$tmp/malformed.out" "broken reports: "
+check "broken reports: the checker ran on all three, no traceback" \
+    sh -c "[ \$(grep -c -e '^ok - ' -e '^not ok - ' '$tmp/malformed.out') = 3 ] && ! grep -q Traceback '$tmp/malformed.out'"
 # An empty kernel list (a real report with its kernels taken out).
 "$PY" - "$tmp/rank0.json" "$tmp/nok.json" <<'EOF'
 import json, sys

@@ -175,6 +175,7 @@ E2E_TESTS = \
 	tests/e2e/tree.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/fail.sh \
+	tests/e2e/names.sh \
 	tests/e2e/gate.sh \
 	tests/e2e/runtime.sh \
 	tests/e2e/signal.sh \
@@ -197,7 +198,7 @@ E2E_TESTS = \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
+EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/ktool_malformed.py tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
 # ---------------------------------------------------------------- the fake CUPTI
 # libcupti.so.13: the fake driver's kernels as CUPTI activity records (tests/fake/README.md,

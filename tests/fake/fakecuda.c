@@ -35,6 +35,7 @@
 #include "fakeutil.h"
 
 #include <dlfcn.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -814,8 +815,27 @@ static struct kname *kname_get(const char *name)
     return n;
 }
 
+/* Decodes each "%XX" (two hex digits) of a name in place into the byte it stands for. */
+static void unescape_name(char *s)
+{
+    char *w = s;
+
+    for (const char *r = s; *r; w++) {
+        unsigned v;
+        if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2]) &&
+            sscanf(r + 1, "%2x", &v) == 1 && v != 0) {
+            *w = (char)v;
+            r += 3;
+        } else {
+            *w = *r++;
+        }
+    }
+    *w = '\0';
+}
+
 /* Parse "name=ns[,ns...];name2=ns". Names: any characters but '=' and ';' (surrounding
- * white space is trimmed). Returns the number of kernels, or -1 on a malformed image. */
+ * white space is trimmed), then "%XX" decoded, so that a name may hold any byte but NUL.
+ * Returns the number of kernels, or -1 on a malformed image. */
 static int parse_image(const char *img, struct kdef **out)
 {
     struct kdef *ks = NULL;
@@ -878,6 +898,7 @@ static int parse_image(const char *img, struct kdef **out)
         name = strndup(ns, (size_t)(ne - ns));
         if (!name)
             goto bad_d;
+        unescape_name(name);
         for (int i = 0; i < nk; i++)
             if (strcmp(ks[i].name, name) == 0) {
                 free(name);

@@ -45,7 +45,7 @@ static void put(struct buf *b, const char *s, size_t n)
 }
 
 /* %r and %l as outpath.h describes them: the first variable of the list holding 1 to 9
- * decimal digits and nothing else, or "0". */
+ * decimal digits and nothing else, or OUTPATH_NO_RANK. */
 static const char *rank_of(const char *const *vars)
 {
     for (; *vars; vars++) {
@@ -58,7 +58,7 @@ static const char *rank_of(const char *const *vars)
         if (n >= 1 && n <= 9 && !v[n])
             return v;
     }
-    return "0";
+    return OUTPATH_NO_RANK;
 }
 
 static const char *const ranks[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",

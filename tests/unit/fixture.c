@@ -7,9 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy.h"
+#include "comm.h"
+#include "cuptitimer.h"
 #include "gatewatch.h"
+#include "launches.h"
 #include "memop.h"
-#include "wire.h"
+#include "modules.h"
 
 /* ---- the gate watchdog, without its thread ----
  * These definitions stand for gatewatch.c's: the unit tests link ktime's objects from a
@@ -97,21 +101,18 @@ int fx_setup(void **state)
     kt.owner = getpid();
     if (ktab_init(&kt.ktab, (uint32_t)kt.cfg.max_kernels) != 0)
         return -1;
-    if (kt.cfg.range != RANGE_ALL &&
-        !(kt.outside = calloc((size_t)kt.ktab.mask + 1, sizeof *kt.outside)))
-        return -1;
     drain_init(&kt.drain, &driver_event_ops);
     /* No drain thread unless the test starts one: it folds with drain_pass(). */
     drain_stop(&kt.drain, 0);
-    hw_init(&kt.hw, kt.cfg.warmup);
-    wire_modules();
+    /* Each module's state afresh, from this test's settings (modules.def). */
+    modules_start();
     atomic_store(&kt.timing, kt.cfg.timer);
     /* The driver table is the fake's (ktime_driver_ready() says yes without resolving it);
      * the exit handlers count as installed, so that a first launch installs none. */
     atomic_store(&kt.driver_state, 1);
     atomic_store(&kt.registered, 1);
     atomic_store(&kt.phase, PHASE_ON);
-    launch_busy = 0;
+    inside_ktime = 0;
     return 0;
 }
 
@@ -137,13 +138,15 @@ int fx_teardown(void **state)
         shape_set_free(a->shapes);
         free(a);
     }
-    wire_free(); /* the modules hold names of the kernel table and of hw */
+    /* The modules that hold names of the kernel table and of CUPTI's records. */
+    launches_free();
+    comm_free();
+    busy_free();
     for (uint32_t i = 0; i <= kt.ktab.mask; i++)
         free(atomic_load(&kt.ktab.slots[i].name));
     free(kt.ktab.slots);
     free((void *)kt.ktab.order);
-    free(kt.outside);
-    hw_free(&kt.hw);
+    hw_free(cuptitimer_records());
     config_free(&kt.cfg);
     pthread_mutex_destroy(&kt.drain.pass_lock);
     pthread_mutex_destroy(&kt.drain.wake_mu);
@@ -213,7 +216,7 @@ struct agg *fx_agg(const void *handle, int dev)
     return a;
 }
 
-int fx_collect(struct report *r, bool hw, bool hw_primary)
+int fx_collect(struct report *r, bool hw_primary)
 {
     memset(r, 0, sizeof *r);
     r->warmup = kt.cfg.warmup;
@@ -221,12 +224,15 @@ int fx_collect(struct report *r, bool hw, bool hw_primary)
     r->ndevices = atomic_load(&kt.ndevices);
     if (collect_kernels(r, true, hw_primary) != 0)
         return -1;
-    if (hw && collect_hw(r, hw_primary) != 0)
-        return -1;
     for (int i = 0; i < DROP_NREASONS; i++)
         r->drops[i] += atomic_load(&kt.drops[i]);
-    collect_modules(r, true);
     return 0;
+}
+
+void fx_header(struct report *r)
+{
+    memset(r, 0, sizeof *r);
+    modules_header(r);
 }
 
 struct report_kernel *fx_row(struct report *r, const char *name)

@@ -78,10 +78,15 @@ struct ktab_entry *fx_entry(const void *handle);
 /* The aggregate of kernel handle on device dev (made outside every range), or NULL. */
 struct agg *fx_agg(const void *handle, int dev);
 
-/* Fills r with the rows of the current state, as the exit path gathers them (the drain's
- * aggregates in, r->drops with kt.drops added): collect_kernels, then collect_hw when
- * hw is set. Returns collect's result; collect_free(r) after. */
-int fx_collect(struct report *r, bool hw, bool hw_primary);
+/* Fills r with the rows of the current state, as the exit path gathers them once the drain
+ * stopped (the drain's aggregates in, the modules' rows and sections, CUPTI's records among
+ * them, r->drops with kt.drops added): collect_kernels. hw_primary: CUPTI's records are the
+ * rows' samples. Returns collect's result; collect_free(r) after. */
+int fx_collect(struct report *r, bool hw_primary);
+
+/* r's header fields of the modules (the L2 flush's counts, the capture range's), as the
+ * report has them: modules_header on a zeroed r. */
+void fx_header(struct report *r);
 
 /* r's row of kernel (or memory operation label) name, or NULL. */
 struct report_kernel *fx_row(struct report *r, const char *name);

@@ -27,7 +27,7 @@ static void test_serial(void **state)
         fd_advance(250 * US);
     }
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_non_null(r.busy);
     assert_int_equal(r.busy->ndevs, 1);
     const struct report_busy_dev *d = &r.busy->devs[0];
@@ -75,7 +75,7 @@ static void test_two_streams(void **state)
     assert_true(fd_sync(a));
     assert_true(fd_sync(b));
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_non_null(r.busy);
     const struct report_busy_dev *d = &r.busy->devs[0];
     assert_int_equal(d->kernels, 3);
@@ -110,7 +110,7 @@ static void test_ranges(void **state)
     fx_launch(k, s, 125 * US);
     assert_true(fd_sync(s));
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_non_null(r.busy);
     const struct report_busy_range *g = NULL, *out = NULL;
     for (size_t i = 0; i < r.busy->nranges; i++) {
@@ -144,7 +144,7 @@ static void test_auto_events_off(void **state)
     drain_pass(&kt.drain);
     assert_false(busy_on());
     assert_int_equal(fd_calls(FD_EventElapsedTime) + fd_calls(FD_EventElapsedTime2), 2);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_null(r.busy);
     assert_non_null(fx_row(&r, "k_plain")->launch); /* launch calls all the same */
     collect_free(&r);

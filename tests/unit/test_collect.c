@@ -72,7 +72,7 @@ static void test_every_bucket(void **state)
     assert_int_equal(drain_finish(&kt.drain, 0), 8);
     atomic_store(&kt.phase, PHASE_EXITING);
     assert_true(fx_launch(k, s, NS));                       /* dropped: shutdown */
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_int_equal(r.nkernels, 2);
     struct report_kernel *a = fx_row(&r, "_Z6bucketv");
     assert_non_null(a);
@@ -119,7 +119,7 @@ static void test_one_row_per_name(void **state)
     assert_int_equal(run(a, 3), 1);
     assert_int_equal(run(b, 4), 2);
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_int_equal(r.nkernels, 1);
     struct report_kernel *row = fx_row(&r, "k_same");
     assert_int_equal(row->calls, 7);
@@ -152,7 +152,7 @@ static void test_graph_rows(void **state)
     assert_true(launch_begin(&L, exec, KTAB_GRAPH, s, 0, false) == false); /* warmup */
     fd_run(s, NS);
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_int_equal(r.nkernels, 2);
     const char *first = r.kernels[0].mangled, *second = r.kernels[1].mangled;
     assert_non_null(strstr(first, " (2 kernel nodes of 3)"));
@@ -202,7 +202,7 @@ static void test_rows_by_range(void **state)
     assert_int_equal(run(k2, 1), 1);
     assert_true(region_pop());
     assert_int_equal(run(k, 1), 1);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     const struct report_region *g = NULL, *outside = NULL;
     for (size_t i = 0; i < r.nregions; i++) {
         if (r.regions[i].name && strcmp(r.regions[i].name, "unit step") == 0)
@@ -234,7 +234,7 @@ static void test_two_timed(void **state)
         assert_true(fd_sync(s));   /* the program waits for it */
     }
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     struct report_kernel *row = fx_row(&r, "k");
     assert_int_equal(row->warmup_skipped, 1);
     assert_int_equal(fx_timed(&r, row), 2);

@@ -1,7 +1,8 @@
 /* test_conditions.c - the run's conditions folded reading by reading (conditions.h): clock
  * and temperature ranges, throttle time counted toward the reasons of the later reading,
- * other processes over the run (at start, at end, deduplicated, past the table), pids of
- * another pid namespace; and the report's lines and JSON for each case, not checked included. */
+ * other processes over the run (at start, at end, deduplicated, past the table, named with
+ * control characters), pids of another pid namespace; and the report's lines and JSON for
+ * each case, not checked included. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,6 +218,46 @@ static void more_others_than_kept(void **state)
     assert_int_equal(d->others_max, COND_MAX_OTHERS + 5);
 }
 
+/* Another process's name is any bytes it gave itself (PR_SET_NAME, /proc/PID/comm): in the
+ * text's lines it is escaped as a kernel's name is, so that it can make no line (and no warning)
+ * of its own nor a terminal sequence; the JSON's figures keep it as it is. */
+static void others_named_with_control_characters(void **state)
+{
+    struct conditions c;
+    struct cond_sample s = reading(1);
+    struct cond_device *d;
+    struct model m;
+    char *t;
+
+    cond_init(&c);
+    c.checked = true;
+    d = mapped(&c, 0);
+    other(&s, 100, "x\nwarning: pwn");
+    other(&s, 200, "\x1b[2J\\\t\x7f");
+    cond_add_sample(d, &s, true);
+    memset(&m, 0, sizeof m);
+    assert_int_equal(model_cond_section(&m, &c, NULL, 0), 0);
+    assert_int_equal(m.cond->ntext, 2); /* the device's line, and its warning */
+    assert_string_equal(m.cond->text[0] + strcspn(m.cond->text[0], "("),
+                        "(x\\nwarning: pwn pid 100, \\x1b[2J\\\\\\t\\x7f pid 200); clocks not "
+                        "locked, SM clock 1980 MHz, memory clock 2619 MHz; no throttling; 40 C; "
+                        "1 reading");
+    assert_int_equal(m.cond->nwarnings, 1);
+    assert_string_equal(m.cond->warnings[0], "gpu 0 was shared with 2 other processes during the "
+                                             "run: its kernels' times include waiting for their "
+                                             "work");
+    model_free(&m);
+    t = render(&c, NULL, 0, false);
+    assert_null(strstr(t, "\nwarning: pwn"));
+    assert_null(strchr(t, '\x1b'));
+    assert_null(strchr(t, '\t'));
+    free(t);
+    t = render(&c, NULL, 0, true);
+    assert_non_null(strstr(t, "{ \"pid\": 100, \"name\": \"x\\nwarning: pwn\", "));
+    assert_non_null(strstr(t, "{ \"pid\": 200, \"name\": \"\\u001b[2J\\\\\\t\x7f\", "));
+    free(t);
+}
+
 /* NVML's pids are the host's: ours is not among them and none resolves here. */
 static void another_namespace(void **state)
 {
@@ -341,6 +382,7 @@ int main(void)
         cmocka_unit_test(throttle_one_reading),
         cmocka_unit_test(others_over_the_run),
         cmocka_unit_test(more_others_than_kept),
+        cmocka_unit_test(others_named_with_control_characters),
         cmocka_unit_test(another_namespace),
         cmocka_unit_test(self_missing_names_resolve),
         cmocka_unit_test(not_checked),

@@ -1,5 +1,5 @@
 /* test_cupti.c - the CUPTI timer's record handling (cuptitimer.c's buffers and parse path,
- * hw.c's aggregates, collect.c's collect_hw) with a fake libcupti (fakecupti_unit.c) whose
+ * hw.c's aggregates, cuptireport.c's rows) with a fake libcupti (fakecupti_unit.c) whose
  * records the test writes: records by kernel, warmup by record on any device, graph nodes,
  * records without a valid end, dropped records, the timing floor's stream (floor.c) named
  * whatever CUPTI calls it, KTIME_TIMER=both, and the hand-over to another CUPTI client.
@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "capture.h"
 #include "cuptitimer.h"
 #include "fakecupti_unit.h"
 #include "floor.h"
@@ -76,10 +77,10 @@ static void rows(struct report *r, bool hw_primary)
     complete();
     cuptitimer_drain();
     drain_pass(&kt.drain);
-    HASH_ITER(hh, kt.hw.byname, hk, tmp)
+    HASH_ITER(hh, cuptitimer_records()->byname, hk, tmp)
         for (struct hw_dev *d = hk->devs; d; d = d->next)
             ktime_note_device((CUdevice)d->device);
-    assert_int_equal(fx_collect(r, true, hw_primary), 0);
+    assert_int_equal(fx_collect(r, hw_primary), 0);
 }
 
 /* n launches of k: counted (past warmup through launch_end, for its failures), never
@@ -101,7 +102,7 @@ static void test_records_by_kernel(void **state)
     for (uint64_t i = 0; i < 5; i++)
         record("k_a", 0, 1, 1, i * 1000000, i * 1000000 + (i + 1) * 125000, 0);
     rows(&r, true);
-    struct hw_kernel *hk = hw_find(&kt.hw, "k_a");
+    struct hw_kernel *hk = hw_find(cuptitimer_records(), "k_a");
     assert_non_null(hk);
     assert_int_equal(hk->records, 5);
     assert_int_equal(hk->warmup, 2);
@@ -196,7 +197,7 @@ static void test_dropped_and_bad_records(void **state)
     rows(&r, true);
     cuptitimer_info(&after);
     assert_int_equal(after.dropped - before.dropped, 3);
-    assert_int_equal(hw_find(&kt.hw, "k_c")->bad, 1);
+    assert_int_equal(hw_find(cuptitimer_records(), "k_c")->bad, 1);
     struct report_kernel *row = fx_row(&r, "k_c");
     assert_int_equal(row->calls, 6);
     assert_int_equal(fx_timed(&r, row), 2);
@@ -224,7 +225,7 @@ static void test_floor(void **state)
     assert_true(kt.devices[0].floor_events_us == 15.625);
     fd_stats(&st);
     assert_int_equal(st.events_alive, 0);
-    assert_int_equal(atomic_load(&kt.hw.nown), 1);
+    assert_int_equal(atomic_load(&cuptitimer_records()->nown), 1);
     for (int i = 0; i < 33; i++)
         record("k_unloaded", 0, 9, 42, 0, 1000, 0);
     rows(&r, true);
@@ -280,7 +281,7 @@ static void test_hand_over(void **state)
     assert_int_equal(fc->driver_api_on, 0); /* and every launch record */
     assert_int_equal(atomic_load(&kt.timing), TIMER_EVENTS);
     cuptitimer_drain();
-    assert_int_equal(hw_find(&kt.hw, "k_d")->records, 2);
+    assert_int_equal(hw_find(cuptitimer_records(), "k_d")->records, 2);
     cuptitimer_info(&info);
     assert_non_null(strstr(info.note, "took CUPTI over"));
     assert_true(fx_launch(k, s, NS));
@@ -362,7 +363,7 @@ static void test_ranges_events(void **state)
     s = fd_stream(ctx);
     phases(fd_kernel("k_r"), false);
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     check_phases(&r);
     collect_free(&r);
 }
@@ -392,7 +393,7 @@ static void test_ranges_cupti(void **state)
     assert_true(row->launch->api.mean == 2.0);
     assert_int_equal(row->launch->queue.n, 6);
     assert_true(row->launch->queue.mean == 10.0);
-    assert_int_equal(kt.hw.unjoined, 0);
+    assert_int_equal(cuptitimer_records()->unjoined, 0);
     collect_free(&r);
 }
 
@@ -407,13 +408,13 @@ static void test_capture_range_cupti(void **state)
     start();
     for (int i = 0; i < 5; i++) {
         if (i == 2)
-            launch_range_mark(true, CUDA_SUCCESS);
+            capture_mark(true, CUDA_SUCCESS);
         fx_launch(k, s, NS);
         launch_rec(corr, (uint64_t)i * 1000000, (uint64_t)i * 1000000 + 1000);
         record_corr("k_c", 0, 1, 1, corr++, (uint64_t)i * 1000000 + 5000,
                     (uint64_t)i * 1000000 + 5000 + NS, 0);
         if (i == 3)
-            launch_range_mark(false, CUDA_SUCCESS);
+            capture_mark(false, CUDA_SUCCESS);
     }
     rows(&r, true);
     struct report_kernel *row = fx_row(&r, "k_c");
@@ -421,7 +422,7 @@ static void test_capture_range_cupti(void **state)
     assert_int_equal(row->warmup_skipped, 1);
     assert_int_equal(row->outside_range, 2);
     assert_int_equal(row->per_dev[0].n, 2);
-    assert_int_equal(hw_find(&kt.hw, "k_c")->outside, 2);
+    assert_int_equal(hw_find(cuptitimer_records(), "k_c")->outside, 2);
     assert_true(row->per_dev[0].sum == 2 * 250.0);
     fx_assert_buckets(&r, row);
     collect_free(&r);

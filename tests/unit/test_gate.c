@@ -277,7 +277,7 @@ static void test_further_context_rewarms(void **state)
     assert_int_equal(fx_entry(k)->warmup, 3);
     assert_true(fd_sync(s) && fd_sync(s1));
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     struct report_kernel *row = fx_row(&r, "k_gate");
     assert_non_null(row);
     assert_int_equal(r.ndevices, 2);
@@ -333,7 +333,7 @@ static void test_watchdog_forced_gate_dropped(void **state)
     struct agg *a = fx_agg(k, 0);
     assert_int_equal(a->st.n, 1);
     assert_int_equal(a->forced, 1);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     struct report_kernel *row = fx_row(&r, "k_gate");
     assert_int_equal(row->dropped, 1);
     assert_int_equal(r.drops[DROP_GATE_TIMEOUT], 1);

@@ -43,7 +43,7 @@ static int run(void *k, int n)
 static struct report_kernel *rows(struct report *r, const char *name)
 {
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(r, false, false), 0);
+    assert_int_equal(fx_collect(r, false), 0);
     struct report_kernel *k = fx_row(r, name);
     assert_non_null(k);
     fx_assert_buckets(r, k);
@@ -179,16 +179,20 @@ static void test_range_outside_counted(void **state)
 
     start();
     assert_int_equal(run(k1, 2), 0); /* warmup, then outside the range */
-    launch_range_mark(true, CUDA_ERROR_NOT_INITIALIZED); /* a failed call opens nothing */
+    capture_mark(true, CUDA_ERROR_NOT_INITIALIZED); /* a failed call opens nothing */
     assert_int_equal(run(k1, 1), 0);
-    launch_range_mark(true, CUDA_SUCCESS);
-    launch_range_mark(true, CUDA_SUCCESS); /* open already: no new range */
+    capture_mark(true, CUDA_SUCCESS);
+    capture_mark(true, CUDA_SUCCESS); /* open already: no new range */
     assert_int_equal(run(k1, 2), 2);
-    launch_range_mark(false, CUDA_SUCCESS);
+    capture_mark(false, CUDA_SUCCESS);
     assert_int_equal(run(k1, 1), 0);
-    assert_int_equal(atomic_load(&kt.range_starts), 2);
-    assert_int_equal(atomic_load(&kt.range_stops), 1);
-    assert_int_equal(atomic_load(&kt.ranges), 1);
+    struct report h;
+    fx_header(&h);
+    assert_string_equal(h.range, "profiler-api");
+    assert_int_equal(h.range_starts, 2);
+    assert_int_equal(h.range_stops, 1);
+    assert_int_equal(h.ranges, 1);
+    assert_int_equal(h.range_open, 0);
     struct report_kernel *a = rows(&r, "k_one");
     assert_int_equal(a->calls, 6);
     assert_int_equal(a->warmup_skipped, 1);
@@ -299,7 +303,7 @@ static void test_table_full(void **state)
     assert_null(fx_entry(k[16]));
     assert_int_equal(kt.drops[DROP_TABLE_FULL], 1);
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_int_equal(r.nkernels, 16);
     assert_int_equal(r.drops[DROP_TABLE_FULL], 1);
     collect_free(&r);
@@ -309,9 +313,9 @@ static void test_table_full(void **state)
 static void test_own_calls_pass_through(void **state)
 {
     start();
-    launch_busy = 1;
+    inside_ktime = 1;
     assert_false(fx_launch(k1, s, NS));
-    launch_busy = 0;
+    inside_ktime = 0;
     assert_null(fx_entry(k1));
     assert_int_equal(fd_calls(FD_EventRecord), 0);
 }
@@ -387,9 +391,9 @@ static void test_memops(void **state)
         assert_true(fd_sync(s));
     }
     assert_int_equal(fd_calls(FD_StreamWaitValue32), 4);
-    assert_int_equal(kt.memop_bytes[MEMOP_MEMSET], 3 * 4096);
+    assert_int_equal(memop_bytes[MEMOP_MEMSET], 3 * 4096);
     drain_pass(&kt.drain);
-    assert_int_equal(fx_collect(&r, false, false), 0);
+    assert_int_equal(fx_collect(&r, false), 0);
     assert_int_equal(r.nkernels, 0);
     assert_int_equal(r.nmemops, 3);
     const char *order[] = { "HtoD", "DtoH", "memset" };
@@ -432,9 +436,9 @@ static void test_memop_kinds(void **state)
     m = memop_any(d2, d1, 8, 0);
     assert_true(m.blocking); /* synchronous */
     assert_true(memop_wanted());
-    launch_busy = 1;
+    inside_ktime = 1;
     assert_false(memop_wanted());
-    launch_busy = 0;
+    inside_ktime = 0;
     kt.cfg.memops = false;
     assert_false(memop_wanted());
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "jsonout.h"
 #include "report.h"
@@ -193,18 +195,31 @@ static void test_csv(void **state)
     free(c);
 }
 
-/* A field is quoted where RFC 4180 needs it, quotes doubled; stray bytes become U+FFFD. */
+/* A field is quoted where RFC 4180 needs it, quotes doubled; stray bytes become U+FFFD;
+ * control characters and the backslash are escaped (a record is one line); a cell that a
+ * spreadsheet would take for a formula, or that begins with "'", gets a "'" before it. */
 static void test_csv_field(void **state)
 {
     static const struct { const char *in, *out; } cases[] = {
         { "plain", "plain" },
         { "a,b", "\"a,b\"" },
         { "say \"hi\"", "\"say \"\"hi\"\"\"" },
-        { "two\nlines", "\"two\nlines\"" },
+        { "two\nlines", "two\\nlines" },
+        { "cr\r tab\t esc\x1b del\x7f c1\xc2\x9b nbsp\xc2\xa0", "cr\\r tab\\t esc\\x1b del\\x7f c1\\u009b nbsp\xc2\xa0" },
+        { "back\\slash", "back\\\\slash" },
         { " padded", "\" padded\"" },
         { "caf\xc3\xa9", "caf\xc3\xa9" },
         { "k\xff", "k\xef\xbf\xbd" },
         { "", "" },
+        { "=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"" },
+        { "+1", "'+1" },
+        { "-2+3", "'-2+3" },
+        { "@SUM(A1)", "'@SUM(A1)" },
+        { "'quoted", "''quoted" },
+        { "\tlead", "\\tlead" },
+        { "\rlead", "\\rlead" },
+        { "k=1", "k=1" },
+        { " =x", "\" =x\"" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         writes(report_csv_field, cases[i].in, cases[i].out);
@@ -518,6 +533,201 @@ static void test_shapes(void **state)
     ks[0].shapes = NULL;
 }
 
+/* The name column of many kernels (as a program with templated kernels may have): a row gets a
+ * reference exactly when its name was elided or another row shortens to the same text,
+ * numbered in row order; the ranges' table names each kernel as the kernels' table does. The
+ * rows are told apart by sorting, not by comparing every pair: a generous bound of CPU time,
+ * far above what sorting needs and far below what comparing every pair of 131072 needs, is
+ * part of what is tested. */
+#define MANY 131072
+static void test_name_column_many(void **state)
+{
+    static struct stats zero[2], one[MANY];
+    struct report_kernel *k = calloc(MANY, sizeof *k);
+    struct report_region_row *rr = calloc(MANY, sizeof *rr);
+    char *names = malloc((size_t)MANY * 128), *buf = NULL, *p, *e;
+    struct report r = make();
+    struct report_region g = { .name = "all", .ranges = 1 };
+    size_t len = 0, nref = 0, row = 0, full = 0;
+    struct timespec t0, t1;
+    struct rlimit old, lim;
+    FILE *f;
+
+    assert_non_null(k);
+    assert_non_null(rr);
+    assert_non_null(names);
+    /* Four kinds of row, in this order (the rows sort by calls): "void k_N<int>(int)" and
+     * the plain "k_N<int>" read the same, a long name is elided, "u_N" is alone. */
+    for (size_t i = 0; i < MANY; i++) {
+        char *n = names + i * 128;
+        size_t q = i / 4;
+        switch (i % 4) {
+        case 0: snprintf(n, 128, "void k_%zu<int>(int)", q); break;
+        case 1: snprintf(n, 128, "k_%zu<int>", q); break;
+        case 2: snprintf(n, 128, "ns::a_very_long_kernel_name_%zu_that_will_not_fit_in_the_"
+                                 "kernel_column<float>", q); break;
+        default: snprintf(n, 128, "u_%zu", q); break;
+        }
+        k[i] = (struct report_kernel){ n, REPORT_KERNEL, .calls = MANY - i, .per_dev = zero };
+        stats_add(&one[i], 1.0);
+        rr[i] = (struct report_region_row){ .mangled = n, .kind = REPORT_KERNEL, .st = one[i] };
+    }
+    g.rows = rr;
+    g.nrows = MANY;
+    r.kernels = k;
+    r.nkernels = MANY;
+    r.regions = &g;
+    r.nregions = 1;
+    /* 30 s of CPU at most: past it SIGXCPU ends this program (a failure), so that a quadratic
+     * writer fails here instead of running on for many minutes. */
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    assert_int_equal(getrlimit(RLIMIT_CPU, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)t0.tv_sec + 31;
+    if (old.rlim_cur == RLIM_INFINITY || lim.rlim_cur < old.rlim_cur)
+        assert_int_equal(setrlimit(RLIMIT_CPU, &lim), 0);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(report_write_text(f, &r), 0);
+    fclose(f);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+    setrlimit(RLIMIT_CPU, &old);
+    assert_true(t1.tv_sec - t0.tv_sec < 30);
+
+    /* The kernels' table: each row's name, then " [n]" where it must have one. */
+    p = strstr(buf, "  Kernel\n");
+    assert_non_null(p);
+    p += strlen("  Kernel\n");
+    for (; row < MANY; row++, p = e + 1) {
+        char want[160], shortname[96];
+        e = strchr(p, '\n');
+        assert_non_null(e);
+        *e = '\0';
+        report_short_name(names + row * 128, shortname, sizeof shortname, 72);
+        if (row % 4 == 3)
+            snprintf(want, sizeof want, "  %s", shortname);
+        else
+            snprintf(want, sizeof want, "  %s [%zu]", shortname, ++nref);
+        if (strlen(p) < strlen(want) || strcmp(p + strlen(p) - strlen(want), want) != 0)
+            fail_msg("row %zu reads '%s', want it to end '%s'", row, p, want);
+    }
+    assert_int_equal(nref, MANY / 4 * 3);
+    /* Full names: every reference, in order, with the whole name. */
+    p = strstr(e + 1, "\nFull names\n");
+    assert_non_null(p);
+    p += strlen("\nFull names\n");
+    for (row = 0; row < MANY; row++) {
+        char want[160];
+        if (row % 4 == 3)
+            continue;
+        snprintf(want, sizeof want, "[%zu] %s\n", ++full, names + row * 128);
+        if (strncmp(p, want, strlen(want)) != 0)
+            fail_msg("full name %zu: want '%s'", full, want);
+        p += strlen(want);
+    }
+    /* The range's table: the same short names and references, rows in the range's order. */
+    p = strstr(p, "range    \"all\"");
+    assert_non_null(p);
+    assert_non_null(strstr(p, "  k_0<int> [1]\n"));
+    assert_non_null(strstr(p, "  k_0<int> [2]\n"));
+    assert_non_null(strstr(p, "  u_0\n"));
+    assert_non_null(strstr(p, "  k_32767<int> [98302]\n"));
+    assert_non_null(strstr(p, "  u_32767\n"));
+    free(buf);
+    free(names);
+    free(rr);
+    free(k);
+}
+
+/* A label that is not a kernel's name (a graph's, a memory operation's) is cut to the column
+ * between UTF-8 characters. */
+static void test_label_cut_utf8(void **state)
+{
+    static struct stats zero[2];
+    char label[128], *buf;
+    struct report_kernel k[1];
+    struct report r = make();
+
+    memset(label, 'g', 78);
+    memcpy(label + 78, "\xe2\x82\xac tail", 9); /* a 3-byte character over the 79-byte cut */
+    k[0] = (struct report_kernel){ label, REPORT_GRAPH, .calls = 1, .per_dev = zero };
+    r.kernels = k;
+    r.nkernels = 1;
+    buf = render_report(&r, 0);
+    char want[96];
+    memset(want, 'g', 78);
+    strcpy(want + 78, "\n");
+    assert_non_null(strstr(buf, want));
+    free(buf);
+}
+
+/* A program's strings cannot make lines of their own in the text report: control characters
+ * in kernel names (the table and Full names), arguments, the host, device and range names are
+ * escaped, and so is the backslash. In the CSV each kernel is one line, its cells escaped the
+ * same way, a formula-like cell neutralised. */
+static void test_control_characters(void **state)
+{
+    static struct stats zero[2];
+    static const char *const names[] = { "nl\nnote     forged line", "tab\there", "esc\x1b[31mred",
+                                         "=cmd|' /C calc'!A0", "c1\xc2\x9b" "2J" };
+    struct report_kernel k[5];
+    struct report_device d[1] = { { 0, "GPU\nforged", 13000 } };
+    struct report_region g = { .name = "phase\r\nx", .ranges = 1 };
+    const char *argv[] = { "./app", "a\nb" };
+    struct report r = make();
+    char *t, *c, *line;
+    int rows = 0;
+
+    for (int i = 0; i < 5; i++)
+        k[i] = (struct report_kernel){ names[i], REPORT_KERNEL, .calls = 5u - (unsigned)i,
+                                       .per_dev = zero, .name = names[i] };
+    r.kernels = k;
+    r.nkernels = 5;
+    r.devices = d;
+    r.ndevices = 1;
+    r.argv = argv;
+    r.argc = 2;
+    r.host = "h\tost";
+    r.regions = &g;
+    r.nregions = 1;
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "\ncommand  ./app a\\nb\n"));
+    assert_non_null(strstr(t, "\nhost     h\\tost\n"));
+    assert_non_null(strstr(t, "\ngpu 0    GPU\\nforged, driver CUDA 13.0\n"));
+    assert_non_null(strstr(t, "  nl\\nnote     forged line\n"));
+    assert_non_null(strstr(t, "  tab\\there\n"));
+    assert_non_null(strstr(t, "  esc\\x1b[31mred\n"));
+    assert_non_null(strstr(t, "  =cmd|' /C calc'!A0\n"));
+    assert_non_null(strstr(t, "  c1\\u009b2J\n"));
+    assert_non_null(strstr(t, "\nrange    \"phase\\r\\nx\": "));
+    assert_null(strstr(t, "\nnote     forged"));
+    assert_null(strchr(t, '\x1b'));
+    assert_null(strchr(t, '\t'));
+    assert_null(strchr(t, '\r'));
+    assert_null(strstr(t, "\xc2\x9b"));
+    assert_false(report_is_empty(t, strlen(t)));
+    free(t);
+    /* A long name with a newline: its short name and its line under Full names. */
+    k[0].mangled = k[0].name = "long\nline_that_is_much_longer_than_the_kernel_column_of_the_text_report_"
+                               "xxxxxxxxxxxxxxxxxxx";
+    t = render_report(&r, 0);
+    assert_non_null(strstr(t, "  long\\nline_that_is_much_longer_than_the_kernel...port_xxxxxxxxxxxxxxxxxxx [1]\n"));
+    assert_non_null(strstr(t, "\n[1] long\\nline_that_is_much_longer_than_the_kernel_column_of_the_"
+                              "text_report_xxxxxxxxxxxxxxxxxxx\n"));
+    free(t);
+    k[0].mangled = k[0].name = names[0];
+    c = render_report(&r, 2);
+    assert_null(strchr(c, '\x1b'));
+    for (line = c; (line = strchr(line, '\n')); line++, rows++)
+        assert_true(line > c && line[-1] == '\r');
+    assert_int_equal(rows, 1 + 5); /* the header and one line per kernel */
+    assert_non_null(strstr(c, "\r\nnl\\nnote     forged line,nl\\nnote     forged line,kernel,all,"));
+    assert_non_null(strstr(c, "\r\ntab\\there,tab\\there,kernel,all,"));
+    assert_non_null(strstr(c, "\r\nesc\\x1b[31mred,esc\\x1b[31mred,kernel,all,"));
+    assert_non_null(strstr(c, "\r\n'=cmd|' /C calc'!A0,'=cmd|' /C calc'!A0,kernel,all,"));
+    assert_non_null(strstr(c, "\r\nc1\\u009b2J,c1\\u009b2J,kernel,all,"));
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +742,9 @@ int main(void)
         cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_short_names),
         cmocka_unit_test(test_ambiguous_short_names_get_refs),
+        cmocka_unit_test(test_name_column_many),
+        cmocka_unit_test(test_label_cut_utf8),
+        cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_write_error_reported),
         cmocka_unit_test(test_floor_and_timers),
         cmocka_unit_test(test_empty_report),

@@ -1,17 +1,21 @@
 /* test_sysinfo.c - the NVIDIA kernel module's version from /proc/driver/nvidia/version: both
  * forms of the line (proprietary and open module), lines with no version, garbage, and
- * buffers too small; and the file reader on temporary files. */
+ * buffers too small; and the file reader on temporary files. Demangling: ordinary kernel
+ * names demangle as libstdc++ does, within mangled_bound; names whose demangling explodes
+ * (substitutions or template parameters that double at each level) are refused at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "mangled.h"
 #include "sysinfo.h"
 
 /* The first lines of /proc/driver/nvidia/version as the two modules write them. */
@@ -165,6 +169,134 @@ static void from_files(void **state)
     assert_string_equal(v, "");
 }
 
+/* Kernel names as CUDA programs have them: plain, templates, packs, lambdas (generic and
+ * nested, in local scopes), thrust's agents, a CUTLASS kernel. */
+static const char *const ordinary[] = {
+    "_Z6squarePfi",
+    "_Z5saxpyIfEviT_PKS0_PS0_",
+    "_ZN4gemm6kernelILi128ELi64EEEvPKfS2_Pfiii",
+    "_Z5packsIJidcEEvDpT_",
+    "_Z6launchIZ3usevEUliE_EvT_",
+    "_Z6launchIZZ3usevENKUlT_E0_clIiEEDaS0_EUliE_EvS0_",
+    "_Z5packsIJZ3usevEUlSt5tupleIJiS0_IJiS0_IJiiEEEEEEE2_EEvDpT_",
+    "_ZN6thrust8cuda_cub4core13_kernel_agentINS0_14__parallel_for16ParallelForAgentINS0_20"
+    "__uninitialized_fill7functorINS_10device_ptrIiEEiEEmEES9_mEEvT0_T1_",
+    "_ZN7cutlass6KernelINS_4gemm6kernel13GemmUniversalINS1_9GemmShapeILi128ELi256ELi64EEENS_6"
+    "half_tIfEENS_6layout8RowMajorELb1EEEEEvNT_6ParamsE",
+    "_ZN4llvm4yaml7yamlizeISt6vectorINS_9DWARFYAML6RangesESaIS4_EENS0_12EmptyContextEEENSt9"
+    "enable_ifIXsr18has_SequenceTraitsIT_EE5valueEvE4typeERNS0_2IOERS9_bRT0_",
+};
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* libstdc++'s own demangler, to compare with; NULL when there is none. */
+static cxa_demangle_fn reference(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    return h ? (cxa_demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+}
+
+static void ordinary_names_demangle(void **state)
+{
+    cxa_demangle_fn ref = reference();
+
+    (void)state;
+    if (!ref)
+        skip();
+    for (size_t i = 0; i < sizeof ordinary / sizeof ordinary[0]; i++) {
+        int status = -1;
+        char *want = ref(ordinary[i], NULL, NULL, &status), *got = sysinfo_demangle(ordinary[i]);
+        uint64_t b = mangled_bound(ordinary[i], SYSINFO_DEMANGLE_MAX_OUT);
+        assert_int_equal(status, 0);
+        if (!got)
+            fail_msg("'%s' was not demangled (bound %llu)", ordinary[i], (unsigned long long)b);
+        assert_string_equal(got, want);
+        if (b < strlen(want))
+            fail_msg("'%s': bound %llu under its %zu bytes", ordinary[i], (unsigned long long)b,
+                     strlen(want));
+        free(got);
+        free(want);
+    }
+    assert_null(sysinfo_demangle("k_plain_c_kernel"));
+    assert_null(sysinfo_demangle("_Z"));
+}
+
+/* n + 1 levels of Pair<X, X>, the second X a substitution of the first: 2^n Pairs, from a name
+ * of about 8n bytes (94 levels: 730 bytes). */
+static char *pair_bomb(int n)
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    char *s = malloc((size_t)n * 8 + 64), *p = s;
+
+    p += sprintf(p, "_Z1fP4Pair");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "IS_");
+    p += sprintf(p, "IiiE");
+    for (int i = 0; i < n; i++) {
+        char id[8], *q = id + sizeof id - 1;
+        int v = i;
+        *q = '\0';
+        do
+            *--q = digits[v % 36];
+        while ((v /= 36));
+        p += sprintf(p, "S%s_E", q);
+    }
+    return s;
+}
+
+/* A crafted name: the bound says it is too large (it is: 2^94 Pairs), and sysinfo_demangle
+ * gives NULL (the caller shows the mangled name) without calling the demangler, which would
+ * build the whole output. A small one of the same shape is exact, and its bound holds. */
+static void exploding_names_refused(void **state)
+{
+    char *bomb = pair_bomb(94), *small = pair_bomb(2), *d;
+    cxa_demangle_fn ref = reference();
+
+    (void)state;
+    assert_int_equal(strlen(bomb), 730);
+    assert_true(mangled_bound(bomb, SYSINFO_DEMANGLE_MAX_OUT) == UINT64_MAX);
+    assert_true(mangled_bound(bomb, UINT64_MAX / 2) == UINT64_MAX); /* past any bound kept */
+    assert_null(sysinfo_demangle(bomb));
+    if (ref) {
+        int status = -1;
+        char *want = ref(small, NULL, NULL, &status);
+        d = sysinfo_demangle(small);
+        assert_non_null(d);
+        assert_string_equal(d, want);
+        assert_string_equal(d, "f(Pair<Pair<Pair<int, int>, Pair<int, int> >, Pair<Pair<int, int>, "
+                               "Pair<int, int> > >*)");
+        assert_true(mangled_bound(small, SYSINFO_DEMANGLE_MAX_OUT) >= strlen(want));
+        free(want);
+        free(d);
+    }
+    free(bomb);
+    free(small);
+}
+
+/* A name longer than SYSINFO_DEMANGLE_MAX_MANGLED is not demangled; one just under is. */
+static void long_names(void **state)
+{
+    char name[SYSINFO_DEMANGLE_MAX_MANGLED + 16], *d;
+    size_t n = SYSINFO_DEMANGLE_MAX_MANGLED - 8;
+
+    (void)state;
+    if (!reference())
+        skip();
+    /* _Z <length> <identifier> v */
+    snprintf(name, sizeof name, "_Z%zu", n);
+    memset(name + strlen(name), 'k', n);
+    strcpy(name + strlen("_Z") + 4 + n, "v");
+    assert_int_equal(strlen(name), SYSINFO_DEMANGLE_MAX_MANGLED - 1);
+    d = sysinfo_demangle(name);
+    assert_non_null(d);
+    assert_int_equal(strlen(d), n + 2); /* kkk...() */
+    free(d);
+    snprintf(name, sizeof name, "_Z%zu", n + 2);
+    memset(name + strlen(name), 'k', n + 2);
+    strcpy(name + strlen("_Z") + 4 + n + 2, "v");
+    assert_null(sysinfo_demangle(name));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +306,9 @@ int main(void)
         cmocka_unit_test(no_version),
         cmocka_unit_test(small_buffer),
         cmocka_unit_test(from_files),
+        cmocka_unit_test(ordinary_names_demangle),
+        cmocka_unit_test(exploding_names_refused),
+        cmocka_unit_test(long_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

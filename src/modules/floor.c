@@ -1,5 +1,6 @@
-/* floor.c - an empty kernel's event interval on each device: the smallest time the events
- * timer can report, printed in the report's header so that kernels near it stand out. */
+/* floor.c - the timing floor: an empty kernel's event interval on each device, the smallest
+ * time the events timer can report, measured at the end of the run and printed in the
+ * report's header so that kernels near it stand out. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE, PACKAGE_VERSION */
 #include "floor.h"
 
@@ -12,6 +13,8 @@
 #include "cuptitimer.h"
 #include "driver.h"
 #include "log.h"
+#include "module.h"
+#include "state.h"
 
 #define FLOOR_LAUNCHES 33
 
@@ -82,6 +85,67 @@ static void *open_late(void *arg)
     return NULL;
 }
 
+/* Opens the gate whatever happened, and ends the opener thread. */
+static void opener_end(struct opener *o, pthread_t t)
+{
+    pthread_mutex_lock(&o->mu);
+    o->done = true;
+    __atomic_store_n(o->gate, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    pthread_join(t, NULL);
+}
+
+/* Queues the gate's wait, then FLOOR_LAUNCHES launches of f on s, each between its pair of
+ * ev; counts those that succeeded in *launched. Returns the first failure, or CUDA_SUCCESS. */
+static CUresult queue_launches(CUstream s, CUdeviceptr gate_dev, CUfunction f, CUevent *ev,
+                               int *launched)
+{
+    void *noargs[1] = { NULL }; /* no parameters; a tool may still read the array */
+    CUresult r = drv.StreamWaitValue32(s, gate_dev, 1, CU_STREAM_WAIT_VALUE_EQ);
+
+    for (int i = 0; r == CUDA_SUCCESS && i < FLOOR_LAUNCHES; i++) {
+        r = drv.EventRecord(ev[2 * i], s);
+        if (r == CUDA_SUCCESS)
+            r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, noargs, NULL);
+        if (r == CUDA_SUCCESS) {
+            (*launched)++;
+            r = drv.EventRecord(ev[2 * i + 1], s);
+        }
+    }
+    return r;
+}
+
+/* Waits at most wait_ms for event e; returns its last query's result. */
+static CUresult wait_event(CUevent e, long wait_ms)
+{
+    double deadline = now_ms() + (double)wait_ms;
+    CUresult r;
+
+    while ((r = drv.EventQuery(e)) == CUDA_ERROR_NOT_READY && now_ms() < deadline) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    return r;
+}
+
+/* The median of the pairs' intervals, in us, or 0 when too few could be read. */
+static double median_us(const CUevent *ev)
+{
+    float ms[FLOOR_LAUNCHES];
+    int ok = 0;
+
+    for (int i = 0; i < FLOOR_LAUNCHES; i++)
+        if ((drv.EventElapsedTime2 ? drv.EventElapsedTime2(&ms[ok], ev[2 * i], ev[2 * i + 1])
+                                   : drv.EventElapsedTime(&ms[ok], ev[2 * i], ev[2 * i + 1])) ==
+            CUDA_SUCCESS)
+            ok++;
+    if (ok <= FLOOR_LAUNCHES / 2)
+        return 0;
+    qsort(ms, (size_t)ok, sizeof ms[0], cmp_float);
+    return (double)ms[ok / 2] * 1000.0;
+}
+
 /* In the current context. Returns the median interval in us, or 0; *launched gets the
  * launches that reached the GPU (each brings a CUPTI record when the CUPTI timer is on). */
 static double measure(CUcontext ctx, long wait_ms, int *launched)
@@ -90,15 +154,13 @@ static double measure(CUcontext ctx, long wait_ms, int *launched)
     pthread_t opener_thread;
     bool opener_started = false;
     CUevent ev[2 * FLOOR_LAUNCHES] = { 0 };
-    void *noargs[1] = { NULL }; /* no parameters; a tool may still read the array */
-    float ms[FLOOR_LAUNCHES];
     CUmodule mod = NULL;
     CUfunction f;
     CUstream s = NULL;
     volatile uint32_t *gate = NULL;
     CUdeviceptr gate_dev;
-    double result = 0, deadline;
-    int made = 0, ok = 0;
+    double result = 0;
+    int made = 0;
     CUresult r = CUDA_ERROR_UNKNOWN;
 
     if (drv.ModuleLoadData(&mod, floor_ptx) != CUDA_SUCCESS) {
@@ -123,63 +185,21 @@ static double measure(CUcontext ctx, long wait_ms, int *launched)
     opener_started = pthread_create(&opener_thread, NULL, open_late, &op) == 0;
     if (!opener_started)
         goto out;
-    r = drv.StreamWaitValue32(s, gate_dev, 1, CU_STREAM_WAIT_VALUE_EQ);
-    for (int i = 0; r == CUDA_SUCCESS && i < FLOOR_LAUNCHES; i++) {
-        r = drv.EventRecord(ev[2 * i], s);
-        if (r == CUDA_SUCCESS)
-            r = drv.LaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, noargs, NULL);
-        if (r == CUDA_SUCCESS) {
-            (*launched)++;
-            r = drv.EventRecord(ev[2 * i + 1], s);
-        }
-    }
-    pthread_mutex_lock(&op.mu);
-    op.done = true;
-    __atomic_store_n(gate, 1, __ATOMIC_RELEASE); /* opened whatever happened */
-    pthread_cond_signal(&op.cv);
-    pthread_mutex_unlock(&op.mu);
-    pthread_join(opener_thread, NULL);
+    r = queue_launches(s, gate_dev, f, ev, launched);
+    opener_end(&op, opener_thread);
     opener_started = false;
     if (op.forced) {
         log_debug("the floor's launches blocked behind their gate (an instrumenting tool?); "
                   "not measured");
         r = CUDA_ERROR_NOT_READY; /* the intervals are not the gated ones: discard them */
-        deadline = now_ms() + (double)wait_ms;
-        while (drv.EventQuery(ev[2 * FLOOR_LAUNCHES - 1]) == CUDA_ERROR_NOT_READY &&
-               now_ms() < deadline) {
-            struct timespec ts = { 0, 100000 };
-            nanosleep(&ts, NULL);
-        }
+        wait_event(ev[2 * FLOOR_LAUNCHES - 1], wait_ms);
         goto out;
     }
-    if (r != CUDA_SUCCESS)
-        goto out;
-    deadline = now_ms() + (double)wait_ms;
-    while ((r = drv.EventQuery(ev[2 * FLOOR_LAUNCHES - 1])) == CUDA_ERROR_NOT_READY &&
-           now_ms() < deadline) {
-        struct timespec ts = { 0, 100000 };
-        nanosleep(&ts, NULL);
-    }
-    if (r != CUDA_SUCCESS)
-        goto out;
-    for (int i = 0; i < FLOOR_LAUNCHES; i++)
-        if ((drv.EventElapsedTime2 ? drv.EventElapsedTime2(&ms[ok], ev[2 * i], ev[2 * i + 1])
-                                   : drv.EventElapsedTime(&ms[ok], ev[2 * i], ev[2 * i + 1])) ==
-            CUDA_SUCCESS)
-            ok++;
-    if (ok > FLOOR_LAUNCHES / 2) {
-        qsort(ms, (size_t)ok, sizeof ms[0], cmp_float);
-        result = (double)ms[ok / 2] * 1000.0;
-    }
+    if (r == CUDA_SUCCESS && (r = wait_event(ev[2 * FLOOR_LAUNCHES - 1], wait_ms)) == CUDA_SUCCESS)
+        result = median_us(ev);
 out:
-    if (opener_started) {
-        pthread_mutex_lock(&op.mu);
-        op.done = true;
-        __atomic_store_n(gate, 1, __ATOMIC_RELEASE);
-        pthread_cond_signal(&op.cv);
-        pthread_mutex_unlock(&op.mu);
-        pthread_join(opener_thread, NULL);
-    }
+    if (opener_started)
+        opener_end(&op, opener_thread);
     /* A stream still held would never finish: never destroy what did not complete. */
     if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY || !s) {
         for (int i = 0; i < made; i++)
@@ -216,9 +236,8 @@ int floor_measure(struct report_device *devs, int n, long wait_ms)
     int launched = 0;
 
     /* An injected or preloaded tool (compute-sanitizer, Nsight) instruments or serializes
-     * launches: the floor would measure the tool. compute-sanitizer crashed in the floor's
-     * launch at exit (H200, CUDA 13.0), and it sets no CUDA_INJECTION64_PATH: its libraries
-     * are looked for by name. */
+     * launches: the floor would measure the tool, and compute-sanitizer can crash in a launch
+     * made at exit. It sets no CUDA_INJECTION64_PATH: its libraries are looked for by name. */
     if (!have_functions() || (inj && *inj) || instrumented())
         return 0;
     for (int i = 0; i < n; i++) {
@@ -242,3 +261,23 @@ int floor_measure(struct report_device *devs, int n, long wait_ms)
     }
     return launched;
 }
+
+/* At exit, not on a signal (time is short then), with the drain stopped: the floor of each
+ * device, in its report entry; its launches are ktime's own (the CUPTI timer waits for their
+ * records too). */
+static void floor_stop(struct module_end *e)
+{
+    int launched = 0;
+
+    log_debug("exit: the floor");
+    if (e->stopped && !e->deadline_ms && ktime_driver_ready())
+        launched = floor_measure(kt.devices, atomic_load(&kt.ndevices),
+                                 kt.cfg.exit_wait_ms < 500 ? kt.cfg.exit_wait_ms : 500);
+    log_debug("exit: floor done (%d launches)", launched);
+    e->own_launches += (uint64_t)launched;
+}
+
+const struct ktime_module floor_module = {
+    .name = "floor",
+    .stop = floor_stop,
+};
