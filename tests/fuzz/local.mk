@@ -30,7 +30,7 @@ tests_fuzz_fuzz_outpath_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_outpath_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
-	src/base/mangled.c src/report/names.c src/base/jsonout.c src/base/dl.c
+	src/base/mangled.c src/base/mangled_type.c src/base/mangled_expr.c src/report/names.c src/base/jsonout.c src/base/dl.c
 tests_fuzz_fuzz_names_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_names_LDADD = $(FUZZ_ALL_LDADD)
 
@@ -45,7 +45,7 @@ tests_fuzz_fuzz_read_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_read_LDADD = $(FUZZ_ALL_LDADD)
 
 tests_fuzz_fuzz_nvversion_SOURCES = tests/fuzz/fuzz_nvversion.c $(FUZZ_SUPPORT) src/core/sysinfo.c \
-	src/base/mangled.c src/base/dl.c
+	src/base/mangled.c src/base/mangled_type.c src/base/mangled_expr.c src/base/dl.c
 tests_fuzz_fuzz_nvversion_CFLAGS = $(FUZZ_ALL_CFLAGS)
 tests_fuzz_fuzz_nvversion_LDADD = $(FUZZ_ALL_LDADD)
 endif
