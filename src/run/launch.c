@@ -237,6 +237,19 @@ static inline void gate_close(struct pool *p, uint32_t slot, CUstream es)
     }
 }
 
+/* A launch CUPTI's records time: counted, its L2 flushed (KTIME_FLUSH_L2); made in a range
+ * (or in the capture range of KTIME_RANGE), it carries it to its records as an external
+ * correlation id. */
+static bool by_cupti(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+{
+    if (!launch_untimed(L, k, s, ptds))
+        return false;
+    if (kt.cfg.flush_l2)
+        flush_l2_untimed(s, ptds);
+    L->pushed = cuptitimer_range_before();
+    return true;
+}
+
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first)
 {
@@ -248,17 +261,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     CUresult r;
 
     /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). Memory
-     * operations get events under every timer. A launch made in a range (or in the capture
-     * range of KTIME_RANGE) carries it to its records as an external correlation id. */
+     * operations get events under every timer. */
     if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI &&
-        atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP) {
-        if (!launch_untimed(L, k, s, ptds))
-            return false;
-        if (kt.cfg.flush_l2)
-            flush_l2_untimed(s, ptds);
-        L->pushed = cuptitimer_range_before();
-        return true;
-    }
+        atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP)
+        return by_cupti(L, k, s, ptds);
     inside_ktime = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
