@@ -195,6 +195,7 @@ E2E_TESTS = \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \
 	tests/e2e/regions.sh \
+	tests/e2e/where.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/examples.sh
 TESTS += $(E2E_TESTS)
