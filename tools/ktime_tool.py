@@ -167,6 +167,17 @@ REGIONS = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_
                                 "wall_ms": "num", "timed": "count", "total_ms": "num",
                                 "kernels": ("list", REGION_KERNEL)}),
            "nullable": True}
+ORIGIN = {"input": "count", "rank": "int?", "host": "str?"}
+GPU_BUSY = {"unplaced": "count",
+            "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                "busy_ms": "num", "span_ms": "num"})),
+            "ranges": ("list", {"name": "str?", "name_bytes": "str", "wall_ms": "num",
+                                "busy_ms": "num", "busy_percent": "num?", "intervals": "count"}),
+            "nullable": True}
+COMMUNICATION = {"pattern": "str",
+                 "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                     "kernels": "count", "comm_ms": "num"})),
+                 "least_waiting": "int?", "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
           "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
@@ -186,6 +197,7 @@ REPORT = {
     "conditions": {"text": ("list", "str"), "nullable": True},
     "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
     "memops": ("list?", MEMOP), "regions": REGIONS, "note": "str?",
+    "gpu_busy": GPU_BUSY, "communication": COMMUNICATION,
     "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
     "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
                                            "captured", "dropped", "failed_launches",
