@@ -30,9 +30,11 @@ static struct hw records;
 /* The external correlation kind of ktime's ids: Kineto uses UNKNOWN, CUSTOM0 and CUSTOM1. */
 #define KTIME_EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
 
-/* The launch entry points whose calls CUPTI describes in launch (driver API) records: each
- * kernel record is joined with its launch by correlation id. */
-static const CUpti_CallbackId launch_cbids[] = {
+/* The launch entry points whose calls CUPTI describes in launch (API) records: each kernel
+ * record is joined with its launch by correlation id. A launch through the runtime has the
+ * runtime call's record and id, and its driver call none; a launch straight through the
+ * driver has the driver call's. */
+static const CUpti_CallbackId driver_launch_cbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -41,8 +43,45 @@ static const CUpti_CallbackId launch_cbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    0,
 };
-#define NLAUNCH_CBIDS (sizeof launch_cbids / sizeof launch_cbids[0])
+static const CUpti_CallbackId runtime_launch_cbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    0,
+};
+
+/* One API layer's records: its activity kind, its launch entry points (0-ended), and the
+ * callback ids it has. */
+struct api_layer {
+    CUpti_ActivityKind kind;
+    const CUpti_CallbackId *launches;
+    uint32_t ncbids;
+};
+static const struct api_layer api_layers[] = {
+    { CUPTI_ACTIVITY_KIND_DRIVER, driver_launch_cbids, CUPTI_DRIVER_TRACE_CBID_SIZE },
+    { CUPTI_ACTIVITY_KIND_RUNTIME, runtime_launch_cbids, CUPTI_RUNTIME_TRACE_CBID_SIZE },
+};
+#define NLAYERS (sizeof api_layers / sizeof api_layers[0])
+
+static bool is_launch_cbid(const CUpti_CallbackId *launches, uint32_t cbid)
+{
+    for (; *launches; launches++)
+        if (*launches == cbid)
+            return true;
+    return false;
+}
 
 #define CUPTI_FUNCTIONS(X)                                                                 \
     X(ActivityRegisterCallbacks,                                                           \
@@ -64,6 +103,7 @@ static struct {
     /* Optional (CUDA 12.x and newer): launch records of the launch entry points alone, and
      * the external correlation ids that carry a launch's range to its records. */
     CUptiResult (*ActivityEnableDriverApi)(CUpti_CallbackId, uint8_t);
+    CUptiResult (*ActivityEnableRuntimeApi)(CUpti_CallbackId, uint8_t);
     CUptiResult (*PushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
     CUptiResult (*PopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
     _Atomic int joined;      /* launch and external correlation records are on */
@@ -115,6 +155,8 @@ static bool try_open(const char *path, int flags)
         (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
     lib.ActivityEnableDriverApi =
         (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableDriverApi");
+    lib.ActivityEnableRuntimeApi =
+        (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableRuntimeApi");
     lib.PushExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t))
         dl_sym(h, "cuptiActivityPushExternalCorrelationId");
     lib.PopExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t *))
@@ -272,9 +314,14 @@ static void parse(uint8_t *buffer, size_t valid)
                         k->correlationId, k->start, k->end, k->graphId != 0, &sh);
             break;
         }
-        case CUPTI_ACTIVITY_KIND_DRIVER: {
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+        case CUPTI_ACTIVITY_KIND_RUNTIME: {
             const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
-            hw_api(&records, a->correlationId, a->start, a->end);
+            /* Only launches: a libcupti's newer entry points stay on, unknown to ktime. */
+            if (is_launch_cbid(rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ? driver_launch_cbids
+                                                                       : runtime_launch_cbids,
+                               a->cbid))
+                hw_api(&records, a->correlationId, a->start, a->end);
             break;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
@@ -357,25 +404,51 @@ static bool alloc_pool(void)
     return true;
 }
 
+static CUptiResult enable_api(const struct api_layer *l, CUpti_CallbackId cbid, uint8_t on)
+{
+    return (l->kind == CUPTI_ACTIVITY_KIND_DRIVER ? lib.ActivityEnableDriverApi
+                                                  : lib.ActivityEnableRuntimeApi)(cbid, on);
+}
+
+/* Turns a layer's launch records on (true when CUPTI took it all) or off. Its kind alone
+ * would record every call of the layer; the per-API switches alone record nothing: the kind
+ * first, then every other entry point off. Callback ids a libcupti does not know are refused,
+ * and nothing is lost. Off, every entry point is left on, as CUPTI starts. */
+static bool layer_records(const struct api_layer *l, bool on)
+{
+    bool ok = !on || lib.ActivityEnable(l->kind) == CUPTI_SUCCESS;
+
+    if (!on)
+        lib.ActivityDisable(l->kind);
+    for (uint32_t cbid = 1; ok && cbid < l->ncbids; cbid++) {
+        bool launch = is_launch_cbid(l->launches, cbid);
+        if (!on || !launch)
+            enable_api(l, cbid, !on);
+    }
+    for (const CUpti_CallbackId *c = l->launches; ok && on && *c; c++)
+        ok = enable_api(l, *c, 1) == CUPTI_SUCCESS;
+    return ok;
+}
+
 /* Launch and external correlation records (each kernel's launch call, queue time and range),
  * and with KTIME_BUSY copy and set records (the GPU's busy time). What CUPTI refuses is left
  * out, said at KTIME_LOG=info: kernels are timed all the same. */
 static void enable_extras(void)
 {
-    bool ok = lib.ActivityEnableDriverApi && lib.PushExternalCorrelationId &&
-              lib.PopExternalCorrelationId;
+    bool ok = lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi &&
+              lib.PushExternalCorrelationId && lib.PopExternalCorrelationId;
 
-    for (size_t i = 0; ok && i < NLAUNCH_CBIDS; i++)
-        ok = lib.ActivityEnableDriverApi(launch_cbids[i], 1) == CUPTI_SUCCESS;
+    for (size_t i = 0; ok && i < NLAYERS; i++)
+        ok = layer_records(&api_layers[i], true);
     ok = ok && lib.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
     if (ok) {
         atomic_store(&lib.joined, 1);
     } else {
-        if (lib.ActivityEnableDriverApi)
-            for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
-                lib.ActivityEnableDriverApi(launch_cbids[i], 0);
+        if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
+            for (size_t i = 0; i < NLAYERS; i++)
+                layer_records(&api_layers[i], false);
         log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
-                 "told apart", lib.ActivityEnableDriverApi ? "refused" : "libcupti too old");
+                 "told apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
     }
     if (kt.cfg.busy != BUSY_OFF)
         lib.copies = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
@@ -386,9 +459,9 @@ static void enable_extras(void)
 static void disable_extras(void)
 {
     if (atomic_exchange(&lib.joined, 0)) {
-        for (size_t i = 0; i < NLAUNCH_CBIDS; i++)
-            lib.ActivityEnableDriverApi(launch_cbids[i], 0);
         lib.ActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        for (size_t i = 0; i < NLAYERS; i++)
+            layer_records(&api_layers[i], false);
     }
     if (lib.copies) {
         lib.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);

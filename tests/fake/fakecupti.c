@@ -72,6 +72,7 @@ _Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "kernel records keep 8-b
     X(cuptiActivityFlushPeriod) \
     X(cuptiActivityGetNumDroppedRecords) \
     X(cuptiActivityEnableDriverApi) \
+    X(cuptiActivityEnableRuntimeApi) \
     X(cuptiActivityPushExternalCorrelationId) \
     X(cuptiActivityPopExternalCorrelationId) \
     X(cuptiFinalize) \
@@ -169,7 +170,7 @@ static struct {
     uint64_t calls[API_COUNT], failed[API_COUNT];
 } g_cnt;
 
-static uint8_t g_api_cbid[MAX_CBID];      /* driver API records enabled, by callback id */
+static uint8_t g_api_off[MAX_CBID];       /* driver API entry points switched off, by callback id */
 static uint64_t g_launch_ns = 2000, g_queue_ns = 3000; /* FAKECUPTI_LAUNCH_NS, _QUEUE_NS */
 
 static __thread struct { uint64_t id[EXT_DEPTH]; int n; } tl_ext[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
@@ -583,13 +584,17 @@ static void write_record(struct buf *b, CUpti_ActivityKind kind, const struct fa
     g_pending++;
 }
 
-/* Whether a launch of this kind makes a launch (driver API) record: its entry point's callback
- * id is enabled. The fake does not know which entry point launched it: any launch one will do. */
+/* Whether a launch makes a launch (driver API) record. As the real libcupti 13 does: only with
+ * the driver kind enabled (the per-API switches alone record nothing), and its entry point's
+ * callback id not switched off since. The fake does not know which entry point launched it:
+ * any launch one will do. */
 static int api_enabled(void)
 {
     static const int cbids[] = { 307, 442, 652, 653, 477, 478, 514, 515 };
+    if (!g_enabled[CUPTI_ACTIVITY_KIND_DRIVER])
+        return 0;
     for (size_t i = 0; i < sizeof cbids / sizeof cbids[0]; i++)
-        if (g_api_cbid[cbids[i]])
+        if (!g_api_off[cbids[i]])
             return 1;
     return 0;
 }
@@ -969,6 +974,8 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
         return ret(r);
     LOCK();
     g_enabled[kind] = 1;
+    if (kind == CUPTI_ACTIVITY_KIND_DRIVER) /* every entry point on: earlier switches undone */
+        memset(g_api_off, 0, sizeof g_api_off);
     enabled_by_me();
     UNLOCK();
     TRACE("cuptiActivityEnable(%d)", (int)kind);
@@ -1036,17 +1043,25 @@ EXPORT CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_Activity
     return ret(context_kind(context, kind, 0));
 }
 
-/* Launch records for the launch entry points enabled here (any of them: see api_enabled). */
+/* Switches one driver entry point's records on or off: it filters what the driver kind
+ * records, and records nothing by itself (see api_enabled). */
 EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
     ENTER(cuptiActivityEnableDriverApi);
     if (cbid >= MAX_CBID)
         return ret(CUPTI_ERROR_INVALID_PARAMETER);
     LOCK();
-    g_api_cbid[cbid] = enable != 0;
+    g_api_off[cbid] = enable == 0;
     UNLOCK();
-    TRACE("cuptiActivityEnableDriverApi(%u, %u)", (unsigned)cbid, (unsigned)enable);
     return CUPTI_SUCCESS;
+}
+
+/* Accepted; the fake's launches come through the driver only and make no runtime records. */
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    ENTER(cuptiActivityEnableRuntimeApi);
+    (void)enable;
+    return cbid >= MAX_CBID ? ret(CUPTI_ERROR_INVALID_PARAMETER) : CUPTI_SUCCESS;
 }
 
 /* The calling thread's stack of external correlation ids, per kind. */

@@ -142,9 +142,48 @@ EXPORT void fcu_copy(uint32_t device, uint32_t stream_id, uint64_t start, uint64
     c->end = end;
 }
 
+/* Per-API switches filter what an API kind records, as in libcupti 13: alone they record
+ * nothing, and enabling the kind switches every entry point back on. */
+static uint8_t api_off[2][1024];
+static int api_kind_on[2];
+
+static void count_api(void)
+{
+    int n[2] = { 0, 0 };
+    for (int l = 0; l < 2; l++)
+        for (uint32_t c = 1; api_kind_on[l] && c < (l ? CUPTI_RUNTIME_TRACE_CBID_SIZE
+                                                        : CUPTI_DRIVER_TRACE_CBID_SIZE); c++)
+            n[l] += !api_off[l][c];
+    fcu.driver_api_on = n[0];
+    fcu.runtime_api_on = n[1];
+}
+
+static void api_kind(CUpti_ActivityKind kind, int on)
+{
+    int l = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : kind == CUPTI_ACTIVITY_KIND_DRIVER ? 0 : -1;
+    if (l < 0)
+        return;
+    api_kind_on[l] = on;
+    if (on)
+        memset(api_off[l], 0, sizeof api_off[l]);
+    count_api();
+}
+
 EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    fcu.driver_api_on += enable ? 1 : -1;
+    if (cbid >= 1024)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    api_off[0][cbid] = !enable;
+    count_api();
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    if (cbid >= 1024)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    api_off[1][cbid] = !enable;
+    count_api();
     return CUPTI_SUCCESS;
 }
 
@@ -183,12 +222,14 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFu
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
     fcu.enables++;
+    api_kind(kind, 1);
     return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
     fcu.disables++;
+    api_kind(kind, 0);
     return CUPTI_SUCCESS;
 }
 

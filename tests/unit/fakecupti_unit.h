@@ -18,7 +18,8 @@ struct fcu {
     uint32_t context_id;     /* cuptiGetContextId */
     uint32_t stream_id;      /* cuptiGetStreamIdEx */
     /* Launch records and external correlation ids (the launches' ranges). */
-    int driver_api_on;       /* cbids enabled with cuptiActivityEnableDriverApi, less disabled */
+    int driver_api_on;       /* driver entry points that make records (kind on, switch on) */
+    int runtime_api_on;      /* runtime entry points likewise */
     int pushes, pops, depth; /* cuptiActivityPush/PopExternalCorrelationId calls, and depth */
     uint64_t popped;         /* the id the last pop took, for fcu_launch */
     int have_popped;         /* an id was popped since the last fcu_launch */

@@ -63,9 +63,11 @@ static void start(void)
     assert_true(info.started);
     assert_non_null(info.library);
     assert_int_equal(fc->registrations, 1);
-    /* Kernels, external correlation, copies and sets; launch records of 8 entry points. */
-    assert_int_equal(fc->enables, 4);
+    /* Kernels, driver and runtime calls, external correlation, copies and sets; the calls'
+     * records of the 8 driver and 13 runtime launch entry points alone. */
+    assert_int_equal(fc->enables, 6);
     assert_int_equal(fc->driver_api_on, 8);
+    assert_int_equal(fc->runtime_api_on, 13);
 }
 
 /* The records CUPTI completed, parsed (the drain thread's part), then the rows as the exit
@@ -277,8 +279,9 @@ static void test_hand_over(void **state)
     cuptitimer_foreign("cuptiActivityRegisterCallbacks");
     assert_int_equal(fc->flushes - flushes, 2);
     assert_int_equal(fc->forced_flushes - forced, 1);
-    assert_int_equal(fc->disables, 4); /* every kind it enabled, */
+    assert_int_equal(fc->disables, 6); /* every kind it enabled, */
     assert_int_equal(fc->driver_api_on, 0); /* and every launch record */
+    assert_int_equal(fc->runtime_api_on, 0);
     assert_int_equal(atomic_load(&kt.timing), TIMER_EVENTS);
     cuptitimer_drain();
     assert_int_equal(hw_find(cuptitimer_records(), "k_d")->records, 2);
