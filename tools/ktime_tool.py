@@ -113,6 +113,8 @@ def load_json(path):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if e.end == len(data) and "unexpected end" in str(e.reason):
+            raise KtoolError("%s: truncated (a character cut short at byte %d)" % (path, e.start))
         raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
     def no_constant(word):
         raise ValueError("%s is not a JSON number (RFC 8259)" % word)
@@ -181,6 +183,17 @@ RANGES = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_d
                                  "wall_ms": "num", "timed": "count", "total_ms": "num",
                                  "kernels": ("list", RANGE_KERNEL)}),
           "nullable": True}
+ORIGIN = {"input": "count", "rank": "int?", "host": "str?"}
+GPU_BUSY = {"unplaced": "count",
+            "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                "busy_ms": "num", "span_ms": "num"})),
+            "ranges": ("list", {"name": "str?", "name_bytes": "str", "wall_ms": "num",
+                                "busy_ms": "num", "busy_percent": "num?", "intervals": "count"}),
+            "nullable": True}
+COMMUNICATION = {"pattern": "str",
+                 "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                     "kernels": "count", "comm_ms": "num"})),
+                 "least_waiting": "int?", "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
           "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
@@ -200,6 +213,7 @@ REPORT = {
     "conditions": {"text": ("list", "str"), "nullable": True},
     "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
     "memops": ("list?", MEMOP), "ranges": RANGES, "note": "str?",
+    "gpu_busy": GPU_BUSY, "communication": COMMUNICATION,
     "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
     "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
                                            "captured", "dropped", "failed_launches",
@@ -715,6 +729,64 @@ def same_or(vals, other=None):
     return vals[0] if all(v == vals[0] for v in vals) else other
 
 
+def _origin(e, i, r, devmap):
+    """An input's busy or communication entry in a merged report: its device on the merged
+    devices, and which input, rank and host it came from."""
+    e = dict(e)
+    e["device"] = devmap[i].get(e.get("device"), e.get("device"))
+    e["input"] = i
+    e["rank"] = r.get("rank")
+    e["host"] = r.get("host")
+    return e
+
+
+def merge_busy(reps, devmap):
+    """gpu_busy of a merged report: every input's GPUs side by side (each GPU's busy time is
+    its own run's: spans of different processes are not added), the ranges' busy and wall
+    time summed by name."""
+    bs = [(i, r, r["gpu_busy"]) for i, r in enumerate(reps) if isinstance(r.get("gpu_busy"), dict)]
+    if not bs:
+        return None
+    devs, ranges, order = [], {}, []
+    for i, r, b in bs:
+        devs += [_origin(d, i, r, devmap) for d in b.get("devices", [])]
+        for g in b.get("ranges", []):
+            key = g.get("name")
+            if key not in ranges:
+                ranges[key] = {"name": key, "wall_ms": 0.0, "busy_ms": 0.0, "intervals": 0}
+                if "name_bytes" in g:
+                    ranges[key]["name_bytes"] = g["name_bytes"]
+                order.append(key)
+            for f in ("wall_ms", "busy_ms", "intervals"):
+                ranges[key][f] += g.get(f, 0) or 0
+    out_ranges = []
+    for key in order:
+        g = ranges[key]
+        g["busy_percent"] = 100.0 * g["busy_ms"] / g["wall_ms"] if g["wall_ms"] > 0 else None
+        out_ranges.append(g)
+    out_ranges.sort(key=lambda g: -g["busy_ms"])
+    return {"unplaced": sum(b.get("unplaced", 0) or 0 for _, _, b in bs), "devices": devs,
+            "ranges": out_ranges}
+
+
+def merge_comm(reps, devmap):
+    """communication of a merged report: every input's GPUs side by side, and the entry that
+    spent least time in communication (the rank that waits least for the others: the
+    straggler's sign), with two entries or more."""
+    cs = [(i, r, r["communication"]) for i, r in enumerate(reps)
+          if isinstance(r.get("communication"), dict)]
+    if not cs:
+        return None
+    devs = []
+    for i, r, c in cs:
+        devs += [_origin(d, i, r, devmap) for d in c.get("devices", [])]
+    least = None
+    if len(devs) >= 2:
+        least = min(range(len(devs)), key=lambda j: (devs[j].get("comm_ms", 0) or 0, j))
+    return {"pattern": same_or([c.get("pattern") for _, _, c in cs], "mixed"), "devices": devs,
+            "least_waiting": least}
+
+
 def merge_reports(inputs, verb="merge"):
     """inputs: [(path, report)]. Returns the merged report (docs/tools.md)."""
     for path, r in inputs:
@@ -797,6 +869,8 @@ def merge_reports(inputs, verb="merge"):
             mp[d["ordinal"]] = index[key]
         devmap.append(mp)
     m["devices"] = devices
+    m["gpu_busy"] = merge_busy(reps, devmap)
+    m["communication"] = merge_comm(reps, devmap)
 
     # Kernels, by kind and mangled name.
     groups, order = {}, []
