@@ -53,7 +53,7 @@ run_plain prt ${E2E_PRELOAD_FIRST:+LD_PRELOAD=$E2E_PRELOAD_FIRST} "$R" --runtime
 run_ktime rt KTIME_NVTX=1 KTIME_OUTPUT="$tmp/rt.json" "$R" --nvtx --runtime $N
 check "rt: events, runtime launches: same exit status and stdout as without ktime" same_run prt rt
 check "rt: events, runtime launches: each kernel under its innermost range" innermost rt
-for how in api:"" nvtx:--nvtx rt:"--nvtx --runtime"; do
+for how in api:"" nvtx:--nvtx rt:"--nvtx --runtime" chev:"--nvtx --chevrons"; do
     h=cu${how%%:*}
     run_ktime "$h" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_NVTX=1 KTIME_OUTPUT="$tmp/$h.json" FAKECUDA_COUNT_FILE="$tmp/$h.cnt" "$R" ${how#*:} $N
     check "$h: same exit status and stdout as without ktime" same_run p "$h"

@@ -54,4 +54,26 @@ check "merged text: names the rank that waits least" grep -q '^least ' "$tmp/m.t
 "$KTIME_RENDER" --format json "$tmp/m2.json" >"$tmp/m3.json" 2>>"$tmp/m2.err"
 check "merged JSON: read back and written again without change" cmp -s "$tmp/m2.json" "$tmp/m3.json"
 check "merged JSON: the ranks' busy time survives ktime-render" jc "$tmp/m2.json" 'gpu_busy.devices[rank=1].busy_ms' '~' 2.5 1e-9
+# ktime plot: each GPU's span cut into compute alone, communication overlapping compute,
+# communication exposed and idle, the parts computed by hand (rank 0: 2.0, 0, 1.0, 0.38 ms).
+bars() { "$PY" -c "import importlib.util as u, json, sys
+s = u.spec_from_file_location('kt', '$TOOL'); m = u.module_from_spec(s); s.loader.exec_module(m)
+print(json.dumps([[l, [float(round(v, 9)) for v in p]] for l, p in m.busy_bars(json.load(open(sys.argv[1])))]))" "$1"; }
+bars "$tmp/r0.json" >"$tmp/bars0" 2>&1
+bars "$tmp/m.json" >"$tmp/barsm" 2>&1
+check "plot's parts of rank 0's GPU: 2.0 ms compute alone, 1.0 communication exposed, 0.38 idle" \
+    grep -qxF '[["gpu 0 (cupti)", [2.0, 0.0, 1.0, 0.38]]]' "$tmp/bars0"
+check "plot's parts of the merged report: a bar per rank" \
+    grep -qxF '[["rank 0 gpu 0 (cupti)", [2.0, 0.0, 1.0, 0.38]], ["rank 1 gpu 0 (cupti)", [2.0, 0.0, 0.5, 0.38]]]' "$tmp/barsm"
+if "$PY" -c 'import matplotlib' 2>/dev/null; then
+    kt plot "$tmp/r0.json" -o "$tmp/p.svg" 2>/dev/null
+    check "plot: a report with gpu_busy draws its busy bar under the kernels" \
+        sh -c "grep -q 'where the GPU time went' '$tmp/p.svg' && grep -q 'communication exposed' '$tmp/p.svg' && grep -q 'share of GPU time' '$tmp/p.svg'"
+    kt plot "$tmp/m.json" -o "$tmp/pm.svg" 2>/dev/null
+    check "plot: a merged report, the heatmap and a busy bar per rank" \
+        sh -c "grep -q 'total / mean across ranks' '$tmp/pm.svg' && grep -q 'rank 1 gpu 0 (cupti)' '$tmp/pm.svg'"
+else
+    skip "plot: a report with gpu_busy" "matplotlib not installed (apt-get install python3-matplotlib)"
+    skip "plot: a merged report with gpu_busy" "matplotlib not installed"
+fi
 finish

@@ -84,6 +84,19 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, void 
     return launch(1, func, g, b, args, smem, s);
 }
 
+/* CUDA 13's <<<...>>> launches through these (the kernel's handle in place of func). */
+EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, dim3 g, dim3 b, void **args, size_t smem,
+                                      cudaStream_t s)
+{
+    return launch(0, kernel, g, b, args, smem, s);
+}
+
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 g, dim3 b, void **args,
+                                           size_t smem, cudaStream_t s)
+{
+    return launch(1, kernel, g, b, args, smem, s);
+}
+
 static cudaError_t launch_ex(int pt, const cudaLaunchConfig_t *c, const void *func, void **args)
 {
     CUlaunchConfig cfg = { 0 };
