@@ -21,11 +21,6 @@
 /* A rank whose compute time is more than this much over the median rank's stands out. */
 #define MERGE_STRAGGLER_PCT 5.0
 
-/* Which kernels are the collectives' (where a rank that is ahead waits for the others), when
- * the caller names none: a POSIX extended regular expression matched, in any case, against a
- * kernel's name and its mangled name. */
-#define MERGE_COMM_DEFAULT "nccl"
-
 struct merge_opts {
     /* A report that cannot be read or merged (not JSON, not a ktime report, another warmup,
      * a merged report) is left out and named in the result's balance (`unread`) and through
@@ -35,8 +30,10 @@ struct merge_opts {
     size_t rank_rows;
     /* Threads that read reports while the caller merges them (0: the caller reads them). */
     int threads;
-    /* The collectives' kernels (MERGE_COMM_DEFAULT when NULL); one that does not compile is
-     * an error. */
+    /* Which kernels are the collectives' (where a rank that is ahead waits for the others):
+     * a POSIX extended regular expression matched, in any case, against a kernel's mangled
+     * name, as KTIME_COMM's. NULL: each report's own KTIME_COMM (its communication.pattern),
+     * else RM_COMM_DEFAULT. One that does not compile is an error. */
     const char *comm;
     /* The ranks the job has (0: the reports' world_size, when they agree). */
     long world_size;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <regex.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <uthash.h>
 
 #include "merge.h"
@@ -104,8 +106,11 @@ struct macc_row {
     char *key;                 /* kind, then the mangled name */
     size_t order;              /* first seen */
     struct rm_row row;         /* identity and counts (n[]); the rest at the end */
+    size_t comm_pat;           /* the pattern comm was judged by (its index + 1; 0: none) */
     bool comm;                 /* a collective's kernel (merge_is_comm) */
     struct macc_block all;
+    bool has_launch;           /* a report measured its launch calls */
+    struct macc_block launch, queue;
     double total_us;           /* the reports' totals (estimated ones as they are) */
     bool estimated, near_floor_any;
     double floor_events, floor_hw; /* the largest floor of a device it ran on */
@@ -143,6 +148,18 @@ struct macc_device {
     int ordinal;               /* in the merged report */
 };
 
+/* A pattern of the collectives' kernels, compiled: --comm's, or a report's KTIME_COMM. */
+struct macc_pattern {
+    char *text;
+    regex_t re;
+};
+
+/* A range's GPU busy time (gpu_busy.ranges), summed by name. */
+struct macc_brange {
+    struct rm_busy_range g;
+    size_t order;
+};
+
 struct macc {
     struct model *out;
     const struct merge_opts *opts;
@@ -172,11 +189,22 @@ struct macc {
     struct macc_range *ranges; /* hash */
     size_t nranges;
     bool any_ranges;
-    /* the ranks side by side: each report's compute and NCCL time */
-    regex_t comm;              /* opts->comm, compiled (comm_ok) */
-    bool comm_ok;
+    /* the ranks side by side: each report's compute and collectives' time, by the patterns
+     * (opts->comm's first, when given), the report being folded judged by pats[pat] */
+    struct macc_pattern *pats;
+    size_t npats, pat;
     double *compute_ms, *nccl_ms;
     long *rank_of;
+    /* gpu_busy and communication: each report's GPUs side by side, the ranges by name */
+    bool any_busy, any_comm;
+    struct rm_busy_dev *busy;  /* malloc'd, grown */
+    size_t nbusy, capbusy;
+    struct macc_brange *branges;
+    size_t nbranges, capbranges;
+    uint64_t unplaced;
+    struct rm_comm_dev *comm;
+    size_t ncomm, capcomm;
+    const char *comm_pattern;  /* the reports' pattern, or "mixed" */
     /* the reports that were given and not merged: "FILE: why" (malloc'd) */
     char **unread;
     size_t nunread, capunread;
@@ -187,9 +215,50 @@ struct macc {
 int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o,
               char *err, size_t errsz);
 
-/* Whether the row w is a collective's kernel: its name or mangled name matches the merge's
- * comm pattern. The one place that decides it, for the balance. */
+/* Makes text (compiled once) the pattern a->pat of the report being folded. Returns 0, -1
+ * out of memory, or -2 when it does not compile (err, errsz bytes, says why). */
+int macc_use_pattern(struct macc *a, const char *text, char *err, size_t errsz);
+
+/* The pattern that tells the collectives' kernels of the report m from its other kernels:
+ * the merge's --comm (opts->comm) when given, else the report's own KTIME_COMM
+ * (communication.pattern), else RM_COMM_DEFAULT; into a->pat. Returns 0, or -1 out of
+ * memory. */
+int merge_comm_pattern(struct macc *a, const struct model *m);
+
+/* Whether the row w is a collective's kernel: its mangled name matches a->pats[a->pat] in
+ * any case, as the library's KTIME_COMM tells them (so that the balance and the
+ * communication section agree). The one place that decides it, for the balance. */
 bool merge_is_comm(const struct macc *a, const struct rm_row *w);
+
+/* Folds the report m's gpu_busy and communication in (its input's GPUs, on the merged devices
+ * of map, by the report's device index). Returns 0, or -1 out of memory. */
+int macc_fold_busy(struct macc *a, const struct model *m, size_t input, const int *map);
+
+/* The merged report's gpu_busy and communication. Returns 0, or -1 out of memory. */
+int macc_out_busy(struct macc *a);
+
+/* Frees what macc_fold_busy holds. */
+void macc_free_busy(struct macc *a);
+
+/* Appends one zeroed element to the array *p of *n (room *cap) of size sz; NULL when out of
+ * memory. */
+static inline void *macc_push(void *p, size_t *n, size_t *cap, size_t sz)
+{
+    void **arr = p;
+
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 4;
+        void *more = realloc(*arr, c * sz);
+        if (!more)
+            return NULL;
+        *arr = more;
+        *cap = c;
+    }
+    void *e = (char *)*arr + (*n)++ * sz;
+    memset(e, 0, sz);
+    return e;
+}
+
 
 /* Folds the report m (read from file) in as the report `input` of the merged order (each
  * once, in that order). Returns 0, or -1 with err set when it cannot be merged with those

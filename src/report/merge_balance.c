@@ -22,12 +22,6 @@ const char *macc_label(struct model *m, long rank, long input)
     return model_strdup(m, buf);
 }
 
-bool merge_is_comm(const struct macc *a, const struct rm_row *w)
-{
-    return a->comm_ok && (regexec(&a->comm, w->name, 0, NULL, 0) == 0 ||
-                          regexec(&a->comm, w->mangled, 0, NULL, 0) == 0);
-}
-
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

@@ -124,25 +124,6 @@ static int add_block(struct macc_block *b, const struct rm_stats *st, const char
     return st->hist ? add_hist(&b->h, st->hist, file, err, errsz) : 0;
 }
 
-/* Appends one zeroed element to the array *p of *n (room *cap) of size sz; NULL when out of
- * memory. */
-static void *push(void *p, size_t *n, size_t *cap, size_t sz)
-{
-    void **arr = p;
-
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 4;
-        void *more = realloc(*arr, c * sz);
-        if (!more)
-            return NULL;
-        *arr = more;
-        *cap = c;
-    }
-    void *e = (char *)*arr + (*n)++ * sz;
-    memset(e, 0, sz);
-    return e;
-}
-
 /* The same string, or `other` once two differ (first: the first report's). */
 static const char *same_or(struct model *out, bool first, const char *cur, const char *s,
                            const char *other)
@@ -164,7 +145,7 @@ static int distinct(struct macc *a, const char ***list, size_t *n, const char *s
     for (size_t i = 0; i < *n; i++)
         if (strcmp((*list)[i], s) == 0)
             return 0;
-    const char **e = push(list, n, &cap, sizeof **list);
+    const char **e = macc_push(list, n, &cap, sizeof **list);
     return e && (*e = model_strdup(a->out, s)) ? 0 : -1;
 }
 
@@ -302,7 +283,7 @@ static int fold_devices(struct macc *a, const struct model *m, int *map)
             len = (int)sizeof key - 1;
         HASH_FIND(hh, a->devmap, key, (size_t)len, hit);
         if (!hit) {
-            struct rm_device *e = push(&a->devices, &a->ndevices, &a->capdevices, sizeof *e);
+            struct rm_device *e = macc_push(&a->devices, &a->ndevices, &a->capdevices, sizeof *e);
             if (!e || !(hit = calloc(1, sizeof *hit)) || !(hit->key = malloc((size_t)len))) {
                 free(hit);
                 return -1;
@@ -352,11 +333,42 @@ static struct macc_row *row_of(struct macc *a, struct macc_row **rows, size_t *n
     r->row.kind = w->kind;
     r->row.name = model_strdup(a->out, w->name);
     r->row.mangled = model_strdup(a->out, w->mangled);
-    r->comm = merge_is_comm(a, w);
     HASH_ADD_KEYPTR(hh, *rows, r->key, len, r);
     return a->out->oom ? NULL : r;
 }
 
+/* The row's launch shapes (and the shapes past those it kept) added into r. */
+static int fold_shapes(struct macc_row *r, const struct rm_row *w, const char *file, char *err,
+                       size_t errsz)
+{
+    for (size_t i = 0; i < w->nshapes; i++) {
+        const struct rm_shape *s = &w->shapes[i];
+        struct macc_shape *e = NULL;
+        for (size_t j = 0; j < r->nshapes && !e; j++)
+            if (!memcmp(r->shapes[j].grid, s->grid, sizeof s->grid) &&
+                !memcmp(r->shapes[j].block, s->block, sizeof s->block) &&
+                r->shapes[j].smem == s->smem)
+                e = &r->shapes[j];
+        if (!e) {
+            if (!(e = macc_push(&r->shapes, &r->nshapes, &r->capshapes, sizeof *e)))
+                return -1;
+            memcpy(e->grid, s->grid, sizeof e->grid);
+            memcpy(e->block, s->block, sizeof e->block);
+            e->smem = s->smem;
+            e->b.order = r->nshapes - 1;
+        }
+        if (add_block(&e->b, &s->st, file, err, errsz) != 0)
+            return -1;
+    }
+    if (w->other) {
+        r->has_other = true;
+        r->other_shapes += w->other->shapes;
+        r->other_untracked = r->other_untracked || w->other->untracked;
+        if (add_block(&r->other, &w->other->st, file, err, errsz) != 0)
+            return -1;
+    }
+    return 0;
+}
 
 static int fold_kernel(struct macc *a, const struct model *m, const struct rm_row *w,
                        size_t input, const int *devmap, const char *file, char *err, size_t errsz)
@@ -391,7 +403,7 @@ static int fold_kernel(struct macc *a, const struct model *m, const struct rm_ro
         for (size_t j = 0; j < r->ndevs && !e; j++)
             if (r->devs[j].device == md)
                 e = &r->devs[j];
-        if (!e && !(e = push(&r->devs, &r->ndevs, &r->capdevs, sizeof *e)))
+        if (!e && !(e = macc_push(&r->devs, &r->ndevs, &r->capdevs, sizeof *e)))
             return -1;
         e->device = md;
         if (add_block(&e->b, &p->st, file, err, errsz) != 0)
@@ -401,36 +413,18 @@ static int fold_kernel(struct macc *a, const struct model *m, const struct rm_ro
         r->has_hw = true;
         add_stats(&r->hw, &w->hw->st);
     }
-    for (size_t i = 0; i < w->nshapes; i++) {
-        const struct rm_shape *s = &w->shapes[i];
-        struct macc_shape *e = NULL;
-        for (size_t j = 0; j < r->nshapes && !e; j++)
-            if (!memcmp(r->shapes[j].grid, s->grid, sizeof s->grid) &&
-                !memcmp(r->shapes[j].block, s->block, sizeof s->block) &&
-                r->shapes[j].smem == s->smem)
-                e = &r->shapes[j];
-        if (!e) {
-            if (!(e = push(&r->shapes, &r->nshapes, &r->capshapes, sizeof *e)))
-                return -1;
-            memcpy(e->grid, s->grid, sizeof e->grid);
-            memcpy(e->block, s->block, sizeof e->block);
-            e->smem = s->smem;
-            e->b.order = r->nshapes - 1;
-        }
-        if (add_block(&e->b, &s->st, file, err, errsz) != 0)
+    if (w->launch) {
+        r->has_launch = true;
+        if (add_block(&r->launch, &w->launch->api, file, err, errsz) != 0 ||
+            add_block(&r->queue, &w->launch->queue, file, err, errsz) != 0)
             return -1;
     }
-    if (w->other) {
-        r->has_other = true;
-        r->other_shapes += w->other->shapes;
-        r->other_untracked = r->other_untracked || w->other->untracked;
-        if (add_block(&r->other, &w->other->st, file, err, errsz) != 0)
-            return -1;
-    }
+    if (fold_shapes(r, w, file, err, errsz) != 0)
+        return -1;
     /* The report's part, and the spread. */
     struct rm_rank_end me = { (long)input, m->rank, NULL, w->st.v[RS_TOTAL] };
     if (a->keep_rows) {
-        struct rm_rank_part *p = push(&r->ranks, &r->nranks, &r->capranks, sizeof *p);
+        struct rm_rank_part *p = macc_push(&r->ranks, &r->nranks, &r->capranks, sizeof *p);
         if (!p)
             return -1;
         *p = (struct rm_rank_part){ (long)input, m->rank, a->out->merged->inputs[input].host,
@@ -442,8 +436,12 @@ static int fold_kernel(struct macc *a, const struct model *m, const struct rm_ro
     if (r->nin == 1 || me.total_ms < r->fast.total_ms)
         r->fast = me;
     r->sum_total_ms += me.total_ms;
-    /* The ranks side by side: compute, or NCCL's collectives (a graph timed by its kernel
-     * nodes is in their rows already). */
+    /* The ranks side by side: compute, or the collectives (a graph timed by its kernel nodes
+     * is in their rows already), judged once per row and pattern. */
+    if (r->comm_pat != a->pat + 1) {
+        r->comm = merge_is_comm(a, w);
+        r->comm_pat = a->pat + 1;
+    }
     if (w->kind == REPORT_KERNEL || (w->kind == REPORT_GRAPH && !w->n[RC_BY_NODES])) {
         if (r->comm)
             a->nccl_ms[input] += w->st.v[RS_TOTAL];
@@ -464,8 +462,8 @@ static int fold_memops(struct macc *a, const struct model *m, const char *file, 
             j++;
         if (j == a->nmemops) {
             size_t cap = a->capmemops, n = a->nmemops;
-            struct rm_row *e = push(&a->memops, &a->nmemops, &a->capmemops, sizeof *e);
-            if (!e || !push(&a->memop_blocks, &n, &cap, sizeof *a->memop_blocks))
+            struct rm_row *e = macc_push(&a->memops, &a->nmemops, &a->capmemops, sizeof *e);
+            if (!e || !macc_push(&a->memop_blocks, &n, &cap, sizeof *a->memop_blocks))
                 return -1;
             e->kind = REPORT_MEMOP;
             e->name = model_strdup(a->out, w->name);
@@ -545,10 +543,13 @@ int macc_fold(struct macc *a, const struct model *m, size_t input, const char *f
         fold_devices(a, m, devmap) != 0)
         goto out;
     a->rank_of[input] = m->rank;
+    if (merge_comm_pattern(a, m) != 0)
+        goto out;
     for (size_t i = 0; i < m->nrows; i++)
         if (fold_kernel(a, m, &m->rows[i], input, devmap, file, err, errsz) != 0)
             goto out;
-    if (fold_memops(a, m, file, err, errsz) != 0 || fold_ranges(a, m, file, err, errsz) != 0)
+    if (fold_memops(a, m, file, err, errsz) != 0 || fold_ranges(a, m, file, err, errsz) != 0 ||
+        macc_fold_busy(a, m, input, devmap) != 0)
         goto out;
     a->folded = input + 1;
     rc = 0;
@@ -562,7 +563,7 @@ out:
 
 int macc_unread(struct macc *a, const char *file, const char *why)
 {
-    char **e = push(&a->unread, &a->nunread, &a->capunread, sizeof *a->unread);
+    char **e = macc_push(&a->unread, &a->nunread, &a->capunread, sizeof *a->unread);
 
     if (!e || asprintf(e, "%s: %s", file, why) < 0) {
         if (e)

@@ -13,19 +13,12 @@
 int macc_init(struct macc *a, struct model *out, size_t ninputs, const struct merge_opts *o,
               char *err, size_t errsz)
 {
-    const char *comm = o->comm ? o->comm : MERGE_COMM_DEFAULT;
     int rc;
 
     memset(a, 0, sizeof *a);
     memset(out, 0, sizeof *out);
-    if ((rc = regcomp(&a->comm, comm, REG_EXTENDED | REG_ICASE | REG_NOSUB)) != 0) {
-        char why[200];
-        regerror(rc, &a->comm, why, sizeof why);
-        snprintf(err, errsz, "the collectives' pattern '%s' is not a regular expression: %s",
-                 comm, why);
-        return -2;
-    }
-    a->comm_ok = true;
+    if (o->comm && (rc = macc_use_pattern(a, o->comm, err, errsz)) != 0)
+        return rc;
     a->out = out;
     a->opts = o;
     a->ninputs = ninputs;
@@ -59,6 +52,10 @@ static void free_rows(struct macc_row **rows)
         }
         free(r->other.h.count);
         free(r->other.h.edge);
+        free(r->launch.h.count);
+        free(r->launch.h.edge);
+        free(r->queue.h.count);
+        free(r->queue.h.edge);
         free(r->devs);
         free(r->shapes);
         free(r->ranks);
@@ -99,8 +96,7 @@ void macc_free(struct macc *a)
     free(a->compute_ms);
     free(a->nccl_ms);
     free(a->rank_of);
-    if (a->comm_ok)
-        regfree(&a->comm);
+    macc_free_busy(a);
     memset(a, 0, sizeof *a);
 }
 
@@ -247,6 +243,19 @@ static struct macc_row **rows_in_order(struct macc_row *hash, size_t n)
     return v;
 }
 
+/* A row's launch calls and queue times, and the words on them as the library says them. */
+static int out_launch(struct model *m, struct macc_row *r, struct rm_row *w)
+{
+    struct rm_launch *l = w->launch = model_alloc(m, sizeof *l);
+
+    if (!l || out_block(m, &l->api, &r->launch, r->launch.st.sum, 0) != 0 ||
+        out_block(m, &l->queue, &r->queue, r->queue.st.sum, 0) != 0)
+        return -1;
+    l->launch_bound = l->api.timed && w->st.timed && l->api.v[RS_MEAN] >= w->st.v[RS_MEAN];
+    l->queue_long = l->queue.timed && l->queue.v[RS_MEAN] >= RM_QUEUE_LONG_US;
+    return 0;
+}
+
 static int out_kernel(struct macc *a, struct macc_row *r, struct rm_row *w, double grand)
 {
     struct model *m = a->out;
@@ -281,6 +290,8 @@ static int out_kernel(struct macc *a, struct macc_row *r, struct rm_row *w, doub
         w->hw->has_bias = r->hw.n && w->st.timed;
         w->hw->bias = w->hw->has_bias ? w->st.v[RS_MEAN] - r->hw.mean : 0;
     }
+    if (r->has_launch && out_launch(m, r, w) != 0)
+        return -1;
     if (r->nshapes > 1)
         qsort(r->shapes, r->nshapes, sizeof *r->shapes, cmp_shapes);
     if (r->nshapes && !(w->shapes = model_alloc(m, r->nshapes * sizeof *w->shapes)))
@@ -528,7 +539,7 @@ int macc_finish(struct macc *a)
         memcpy(m->devices, a->devices, a->ndevices * sizeof *m->devices);
     m->ndevices = a->ndevices;
     if (out_kernels(a) != 0 || out_memops(a) != 0 || out_ranges(a) != 0 ||
-        macc_balance(a) != 0 || model_merged_words(m) != 0)
+        macc_out_busy(a) != 0 || macc_balance(a) != 0 || model_merged_words(m) != 0)
         return -1;
     model_words(m);
     model_names(m);

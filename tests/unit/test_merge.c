@@ -305,9 +305,10 @@ static void test_rank_rows(void **state)
         unlink(p[r]), free(p[r]);
 }
 
-/* Which kernels are the collectives' is one pattern (merge_opts.comm, default "nccl", any
- * case): another pattern moves a kernel between compute and NCCL time; one that does not
- * compile is an error. */
+/* Which kernels are the collectives' is one pattern (merge_opts.comm; without it, reports
+ * with no KTIME_COMM of their own are judged by RM_COMM_DEFAULT, in any case, against the
+ * mangled name): another pattern moves a kernel between compute and NCCL time; one that does
+ * not compile is an error. */
 static void test_comm_pattern(void **state)
 {
     char *p[2], err[600];
