@@ -113,9 +113,12 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
 {
     double spent = 0, timed = 0, seen = 0, allow, cost_timed = 0;
     struct item *it = n ? calloc(n, sizeof *it) : NULL;
+    int *before = n ? calloc(n, sizeof *before) : NULL;
     size_t m = 0;
     int sparsest = -1;
 
+    for (size_t i = 0; before && i < n; i++)
+        before[i] = k[i].level;
     for (size_t i = 0; i < n; i++) {
         double ci = bctl_timed_cost(cost, k[i].gated_share);
         spent += (double)k[i].timed * ci;
@@ -140,6 +143,13 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
             allow -= (double)k[i].drawn * ci * ldexp(1.0, -k[i].level);
             continue;
         }
+        /* Timing every launch costs at most the budget's aim of the kernel's own length:
+         * timed at every launch whatever the others spend. */
+        if (ci <= c->budget * BCTL_AIM * k[i].mean_ns) {
+            k[i].level = 0;
+            allow -= (double)k[i].drawn * ci;
+            continue;
+        }
         it[m++] = (struct item){ &k[i], (double)k[i].drawn, k[i].mean_ns, ci };
     }
     if (m)
@@ -150,7 +160,11 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
             sparsest = it[i].k->level;
     if (sparsest >= 0)
         c->default_level = sparsest;
+    for (size_t i = 0; before && i < n; i++)
+        if (k[i].dropped && k[i].level <= before[i])
+            k[i].level = before[i] < BCTL_MAX_LEVEL ? before[i] + 1 : BCTL_MAX_LEVEL;
     free(it);
+    free(before);
     return spent;
 }
 

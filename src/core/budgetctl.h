@@ -55,6 +55,7 @@ struct bctl_kernel {
     uint64_t timed;     /* its samples taken in the window */
     double gated_share; /* the share of its samples that were gated, 0 to 1 */
     double mean_ns;     /* its mean length so far; 0: not known yet */
+    uint64_t dropped;   /* its timed launches that found no event pair free in the window */
     int level;          /* in: the rate in force; out: the rate for the next window */
 };
 
@@ -80,8 +81,10 @@ double bctl_timed_cost(const struct bctl_costs *cost, double gated_share);
 
 /* The events timer: folds a window of window_ns in which kernels k[0..n) ran into c's cost so
  * far, then chooses each kernel's level for the next window (a kernel with no launch in the
- * window keeps its level; one whose length is not known yet gets c->default_level). Returns
- * the window's estimated cost in ns. */
+ * window keeps its level; one whose timed launch costs at most budget x BCTL_AIM of its length
+ * is timed at every launch, whatever the others spend; one whose length is not known yet gets c->default_level; one that
+ * dropped launches for want of event pairs gets half its rate at most, so that the draw, not
+ * the pool, leaves launches out, evenly). Returns the window's estimated cost in ns. */
 double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_ns,
                    struct bctl_kernel *k, size_t n);
 

@@ -141,8 +141,51 @@ static void test_unknown_kernel_default(void **state)
     assert_int_equal(k[1].level, 3);
 }
 
+/* Launches that found the pool empty: the rate is halved from the one in force whatever the
+ * allowance, until the draw leaves out enough for the pool. */
+static void test_dropped_halves(void **state)
+{
+    struct bctl c;
+    struct bctl_kernel k = { .seen = 5, .drawn = 5, .mean_ns = 1 * MS, .dropped = 3 };
+
+    (void)state;
+    bctl_init(&c, 0.01, 1);
+    bctl_events(&c, &costs, 10 * MS, &k, 1); /* long enough for every launch: but dropped */
+    assert_int_equal(k.level, 1);
+    bctl_events(&c, &costs, 10 * MS, &k, 1);
+    assert_int_equal(k.level, 2);
+    k.dropped = 0;
+    bctl_events(&c, &costs, 10 * MS, &k, 1);
+    assert_int_equal(k.level, 0);
+}
+
 /* Every launch of the first window timed (every kernel new): 40 % of it. The next windows get
  * the floor (a tenth of the aim) until the run is back under the aim, then the aim again. */
+/* A kernel long enough to pay for its own timing (4 us against 0.9 % of 500 us = 4.5 us) is
+ * timed at every launch even when the window has nothing left for anyone: 100 000 launches of a
+ * 10 us kernel spend the whole allowance on the untimed path. */
+static void test_long_kernel_whatever_others_spend(void **state)
+{
+    struct bctl c;
+    struct bctl_costs cu = costs;
+    struct bctl_kernel k[2] = {
+        { .seen = 100000, .drawn = 100000, .mean_ns = 10000 },
+        { .seen = 20, .drawn = 20, .mean_ns = 500000 },
+    };
+
+    (void)state;
+    cu.untimed_ns = 10; /* 1 ms of untimed launches in a 10 ms window: over 0.9 % */
+    bctl_init(&c, 0.01, 1);
+    bctl_events(&c, &cu, 10 * MS, k, 2);
+    assert_int_equal(k[0].level, BCTL_MAX_LEVEL);
+    assert_int_equal(k[1].level, 0);
+    /* Just short of it (4 us against 0.9 % of 440 us = 3.96 us): shared out, and nothing
+     * left. */
+    k[1].mean_ns = 440000;
+    bctl_events(&c, &cu, 10 * MS, k, 2);
+    assert_int_equal(k[1].level, BCTL_MAX_LEVEL);
+}
+
 static void test_overspent_start_catches_up(void **state)
 {
     struct bctl c;
@@ -254,6 +297,8 @@ int main(void)
         cmocka_unit_test(test_shared_by_length),
         cmocka_unit_test(test_leftover_given_back),
         cmocka_unit_test(test_unknown_kernel_default),
+        cmocka_unit_test(test_dropped_halves),
+        cmocka_unit_test(test_long_kernel_whatever_others_spend),
         cmocka_unit_test(test_overspent_start_catches_up),
         cmocka_unit_test(test_estimate_under_budget),
         cmocka_unit_test(test_cupti_duty),
