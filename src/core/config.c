@@ -396,6 +396,15 @@ static void settle(struct config *c, enum setting_id id, const char *s)
         if (c->also_output)
             c->also_format = format_of_name(c->also_output);
         break;
+    case SETTING_BUDGET:
+        /* The budget chooses each kernel's rate: a fixed one would fight it. */
+        if (c->budget > 0 && c->sample > 1) {
+            log_warn("KTIME_BUDGET=%ld chooses each kernel's sampling; KTIME_SAMPLE=%ld is "
+                     "ignored", c->budget, c->sample);
+            c->sample = 1;
+            set_origin(c, SETTING_SAMPLE, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, SETTING_SAMPLE));
+        }
+        break;
     case SETTING_CAPTURE:
         /* CUPTI's records cannot be left out: a capture range needs the events timer. */
         if (s && c->capture != CAPTURE_ALL && c->timer != TIMER_EVENTS) {

@@ -393,6 +393,7 @@ void launch_end(struct launch *L, CUresult r)
         s->shape = L->shape;
         s->bytes = L->bytes;
         s->range = (uint16_t)range_current();
+        s->level = L->level;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime
                                                       : (uintptr_t)L->stream;
