@@ -15,7 +15,7 @@
 /* The costs the estimate goes by, in ns: what a timed launch's event pair adds to the GPU's
  * time where the GPU is behind, what a gate adds, ktime's part of a timed launch on the
  * launching thread, the drain's work on a sample, and a launch ktime only counts.
- * docs/always-on.md, "An overhead budget", says where each figure comes from. */
+ * docs/always-on.md, "An overhead budget", says where the figures come from. */
 static const struct bctl_costs costs = {
     .gpu_ns = 4300.0,
     .gate_ns = 2300.0,

@@ -140,6 +140,12 @@ static void text_settings(FILE *f, const struct model *m)
                    "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
                 c->mode, (unsigned long long)c->ranges, (unsigned long long)c->starts,
                 (unsigned long long)c->stops, c->open_at_exit ? ", the last open at exit" : "");
+    if (m->budget)
+        fprintf(f, "budget   KTIME_BUDGET=%ld %%: ktime's estimated cost %.3f %% of the run "
+                   "(%.3f ms of %.3f ms, %llu windows);\n         each kernel timed at 1 in N "
+                   "launches, N chosen by its length (\"sampled 1 in N\")\n",
+                m->budget->percent, m->budget->estimated_percent, m->budget->spent_ms,
+                m->budget->wall_ms, (unsigned long long)m->budget->windows);
 }
 
 /* How the samples were taken: the timer and the launch gate. */
@@ -306,7 +312,11 @@ static void text_footer(FILE *f, const struct model *m)
 
     fputc('\n', f);
     text_launches(f, m);
-    if (unsampled) {
+    if (unsampled && m->budget) {
+        fprintf(f, "sampled  %llu launches after warmup not timed (KTIME_BUDGET); Total ms and "
+                   "Time%% are estimates, each sample counted as the launches it stands for\n",
+                (unsigned long long)unsampled);
+    } else if (unsampled) {
         fprintf(f, "sampled  about 1 in ");
         if (m->totals.has_sample)
             fprintf(f, "%ld", m->totals.sample);
