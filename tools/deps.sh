@@ -6,8 +6,10 @@
 # targets run with their own random-input driver, built by gcc (tests/fuzz/README.md).
 # libc6-dev holds libc.a, with which tests/e2e/launcher.sh builds a static program to refuse.
 # python3-matplotlib is wanted for `ktime plot` (tests/e2e/ktool.sh skips its plots without it).
+# python3-pip and python3-venv: tests/e2e/pip.sh builds the wheel (pip wheel .) and installs it
+# into a fresh virtual environment; ktime's own build backend needs nothing more (no setuptools).
 set -u
-PKGS="autoconf automake libtool make gcc libc6-dev pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3"
+PKGS="autoconf automake libtool make gcc libc6-dev pkg-config uthash-dev libcmocka-dev libtsan2 libasan8 libubsan1 python3 python3-pip python3-venv"
 WANTED="clang libclang-rt-dev python3-matplotlib"
 missing="" wanted=""
 for p in $PKGS; do

@@ -1,9 +1,9 @@
 /* ktime-settings.c - libktime's settings (src/core/settings.def) as text: the settings in
  * force for this environment (`ktime --config`), and the documentation blocks that
- * tools/settings.sh keeps in tools/ktime.in, README.md, docs/settings.md and the man pages.
+ * tools/settings.sh keeps in tools/ktime.in, docs/usage.md, docs/settings.md and the man pages.
  *
  * usage: ktime-settings --dump          the settings in force, one "NAME=VALUE (ORIGIN)" a line
- *        ktime-settings --block FILE    the generated block of FILE (ktime.in, README.md,
+ *        ktime-settings --block FILE    the generated block of FILE (ktime.in, usage.md,
  *                                       settings.md, libktime.7, ktime.1)
  *        ktime-settings --names         the variables, one a line
  *        ktime-settings --report-keys   "NAME KEY" for each setting the JSON report shows
@@ -160,8 +160,8 @@ static void md(const char *s)
     }
 }
 
-/* README.md: variable | default | meaning, one short line each. */
-static void block_readme(void)
+/* docs/usage.md: variable | default | meaning, one short line each. */
+static void block_usage(void)
 {
     puts("| variable | default | meaning |\n| --- | --- | --- |");
     for (int id = 0; id < CONFIG_NSETTINGS; id++) {
@@ -301,7 +301,7 @@ static void put_line(void *arg, const char *line)
 static int usage(void)
 {
     fputs("usage: ktime-settings --dump | --names | --report-keys | --block FILE\n"
-          "  FILE: ktime.in, README.md, settings.md, libktime.7 or ktime.1\n",
+          "  FILE: ktime.in, usage.md, settings.md, libktime.7 or ktime.1\n",
           stderr);
     return 2;
 }
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
         const char *file;
         void (*print)(void);
     } blocks[] = {
-        { "ktime.in", block_launcher },     { "README.md", block_readme },
+        { "ktime.in", block_launcher },     { "usage.md", block_usage },
         { "settings.md", block_reference }, { "libktime.7", block_man7 },
         { "ktime.1", block_man1 },
     };

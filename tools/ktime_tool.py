@@ -25,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 
 SCHEMAS = (1, 2)
 FEW_SAMPLES = 10          # model.h: a kernel with fewer timed samples is flagged
@@ -87,10 +88,24 @@ def _cut_short(text, pos):
     return (depth > 0 or in_str) and pos > last
 
 
+# What a FILE of "-" read from standard input (once: a second "-" reads the same bytes).
+_stdin = None
+
+
+def read_input(path):
+    """The bytes of path; "-" is standard input."""
+    global _stdin
+    if path == "-":
+        if _stdin is None:
+            _stdin = sys.stdin.buffer.read()
+        return _stdin
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def load_json(path):
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_input(path)
     except OSError as e:
         raise KtoolError("cannot read %s: %s" % (path, e.strerror or e))
     if not data.strip():
@@ -403,13 +418,14 @@ def find_render(verb):
                      "or set KTIME_RENDER)" % (verb, path))
 
 
-def run_render(verb, args, data=None):
+def run_render(verb, args, data=None, stdin=None):
     """Runs ktime-render ARGS: its output goes to ours, or (data given, bytes for its input) is
-    returned. Its own errors are one line on stderr already: they end this with its status."""
+    returned; stdin (bytes) is its input otherwise. Its own errors are one line on stderr
+    already: they end this with its status."""
     exe = find_render(verb)
     sys.stdout.flush()
     try:
-        p = subprocess.run([exe] + args, input=data,
+        p = subprocess.run([exe] + args, input=data if data is not None else stdin,
                            stdout=subprocess.PIPE if data is not None else None)
     except OSError as e:
         raise KtoolError("ktime %s: cannot run %s: %s" % (verb, exe, e.strerror or e))
@@ -1121,9 +1137,11 @@ def need_matplotlib():
         matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in an SVG
         import matplotlib.pyplot as plt
         return plt
-    except ImportError:
-        raise KtoolError("ktime plot: needs matplotlib (pip install matplotlib, or apt-get install "
-                         "python3-matplotlib)")
+    except ImportError as e:
+        raise KtoolError("ktime plot: needs matplotlib, which %s (Python %s) cannot import (%s): "
+                         "pip install matplotlib for it, apt-get install python3-matplotlib, or "
+                         "set KTIME_PYTHON to a Python that has it"
+                         % (sys.executable or "python3", sys.version.split()[0], e))
 
 
 def plot_labels(names):
@@ -1230,7 +1248,7 @@ def dump_json(obj):
 
 def cmd_report(a):
     """The report through the library's own writers (ktime-render), once this tool has checked it
-    as merge and diff do."""
+    as merge and diff do. FILE - is standard input."""
     load_report(a.file)
     if a.top is not None and a.top < 1:
         raise KtoolError("ktime report: --top %d: give at least 1" % a.top)
@@ -1239,7 +1257,7 @@ def cmd_report(a):
         args += ["--top", str(a.top)]
     if a.filter is not None:
         args += ["--filter", a.filter]
-    run_render("report", args + ["--", a.file])
+    run_render("report", args + ["--", a.file], stdin=_stdin if a.file == "-" else None)
     return 0
 
 
@@ -1251,8 +1269,29 @@ def is_empty_report(r):
         not (t.get("launches_seen") if isinstance(t, dict) else None)
 
 
+def same_report(pa, ra, pb, rb):
+    """Whether two inputs are one report: the same file, or the same process (host, pid and
+    start time), a copy. Merging it twice would count each of its launches twice."""
+    try:
+        if pa != "-" and pb != "-" and os.path.samefile(pa, pb):
+            return True
+    except OSError:
+        pass
+    if pa == "-" and pb == "-":
+        return True
+    ids = [(r.get("host"), r.get("pid"), r.get("start_time")) for r in (ra, rb)]
+    return all(v is not None for v in ids[0]) and ids[0] == ids[1]
+
+
 def cmd_merge(a):
     inputs = [(p, load_report(p)) for p in a.files]
+    for i, (pa, ra) in enumerate(inputs):
+        for pb, rb in inputs[:i]:
+            if same_report(pb, rb, pa, ra):
+                raise KtoolError("ktime merge: %s and %s are the same report (pid %s on %s, "
+                                 "started %s): give each report once, or its launches count "
+                                 "twice" % (pb, pa, ra.get("pid"), ra.get("host"),
+                                            ra.get("start_time")))
     # An empty report (a job's launcher, a helper process) is no rank: it decides neither the
     # timer, nor the warmup, nor the count of ranks.
     empty = [("merged_from" not in r and is_empty_report(r)) for _, r in inputs]
@@ -1400,21 +1439,33 @@ def plot_series(lines, plt, top):
     return fig
 
 
+def save_figure(fig, output):
+    """The picture to the file output, or a PNG to standard output when output is -."""
+    if output == "-":
+        fig.savefig(sys.stdout.buffer, format="png")
+        sys.stdout.buffer.flush()
+    else:
+        fig.savefig(output)
+
+
 def cmd_plot(a):
     if a.top < 1:
         raise KtoolError("ktime plot: --top %d: give at least 1" % a.top)
-    ext = os.path.splitext(a.output)[1].lower()
+    ext = ".png" if a.output == "-" else os.path.splitext(a.output)[1].lower()
     if ext not in (".png", ".svg", ".pdf"):
-        raise KtoolError("ktime plot: -o %s: the name must end in .png, .svg or .pdf" % a.output)
+        raise KtoolError("ktime plot: -o %s: the name must end in .png, .svg or .pdf (or be -, "
+                         "a PNG on standard output)" % a.output)
     if a.new is None and is_series(a.file):
         lines = load_series(a.file)
         plt = need_matplotlib()
         try:
             fig = plot_series(lines, plt, a.top)
             fig.tight_layout()
-            fig.savefig(a.output)
+            save_figure(fig, a.output)
         except OSError as e:
             raise KtoolError("ktime plot: cannot write %s: %s" % (a.output, e.strerror or e))
+        if a.output != "-":
+            sys.stderr.write("ktime plot: series plot written to %s\n" % a.output)
         return 0
     first = load_json(a.file)
     if a.new is not None:
@@ -1431,11 +1482,13 @@ def cmd_plot(a):
     try:
         fig = {"diff": plot_diff, "merged": plot_merged, "report": plot_report}[kind](obj, plt, a.top)
         fig.tight_layout()
-        fig.savefig(a.output)
+        save_figure(fig, a.output)
     except (KeyError, TypeError) as e:
         raise KtoolError("ktime plot: %s: not a ktime %s this tool can plot (%s)" % (a.file, kind, e))
     except OSError as e:
         raise KtoolError("ktime plot: cannot write %s: %s" % (a.output, e.strerror or e))
+    if a.output != "-":
+        sys.stderr.write("ktime plot: %s plot written to %s\n" % (kind, a.output))
     return 0
 
 
@@ -1554,32 +1607,90 @@ def selftest():
 
 # ------------------------------------------------------------------ main
 
+EXIT_STATUS = """exit status:
+  0  done
+  2  a usage or input error (one line on stderr saying which)"""
+
+
+def para(text):
+    """A description for --help, wrapped to 79 columns."""
+    return textwrap.fill(text, 79)
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="ktime", description="offline tools on ktime's JSON reports")
+    raw = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(prog="ktime", formatter_class=raw,
+                                description="offline tools on ktime's JSON reports")
     p.add_argument("--selftest", action="store_true", help="check the pure functions (TAP-like)")
     sub = p.add_subparsers(dest="cmd")
-    r = sub.add_parser("report", prog="ktime report", help="render a JSON report as text, CSV or JSON")
-    r.add_argument("file")
-    r.add_argument("--format", choices=("text", "csv", "json"), default="text")
-    r.add_argument("--top", type=int)
-    r.add_argument("--sort", choices=("total", "mean", "p99", "calls"), default="total")
-    r.add_argument("--filter", metavar="REGEX")
-    m = sub.add_parser("merge", prog="ktime merge", help="merge reports (ranks, runs) exactly")
-    m.add_argument("files", nargs="+")
-    m.add_argument("-o", "--output", metavar="OUT")
-    d = sub.add_parser("diff", prog="ktime diff", help="compare two reports kernel by kernel")
-    d.add_argument("base")
-    d.add_argument("new")
-    d.add_argument("--threshold", default="5%")
-    d.add_argument("--alpha", type=float, default=0.01)
-    d.add_argument("--format", choices=("text", "json"), default="text")
-    pl = sub.add_parser("plot", prog="ktime plot",
-                        help="plot a report, a merged report, a diff, or a KTIME_SERIES file over time")
-    pl.add_argument("file")
-    pl.add_argument("new", nargs="?")
-    pl.add_argument("-o", "--output", default="ktime-plot.png")
-    pl.add_argument("--top", type=int, default=15)
-    pl.add_argument("--threshold", default="5%")
+    r = sub.add_parser(
+        "report", prog="ktime report", formatter_class=raw,
+        help="print a saved JSON report as text, CSV or JSON",
+        description=para("Prints a JSON report (ktime -o run.json) as the library would have printed "
+                    "it: the same writers, byte for byte. --top, --sort and --filter show a "
+                    "subset or another order of the same rows, and the text says so."),
+        epilog=EXIT_STATUS)
+    r.add_argument("file", metavar="FILE", help="the JSON report; - reads it from standard input")
+    r.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                   help="the output's format (default: text)")
+    r.add_argument("--top", type=int, metavar="N", help="only the N largest rows (default: all)")
+    r.add_argument("--sort", choices=("total", "mean", "p99", "calls"), default="total",
+                   help="the rows' order, largest first (default: total, the GPU time)")
+    r.add_argument("--filter", metavar="REGEX",
+                   help="only the kernels whose name matches this extended regular expression")
+    m = sub.add_parser(
+        "merge", prog="ktime merge", formatter_class=raw,
+        help="merge the reports of ranks or runs into one, exactly",
+        description=para("Merges the JSON reports of several processes (the ranks of a job, or "
+                    "repeated runs) into one: counts, sums and histograms added, variances "
+                    "combined exactly, so the result is the report of all the samples. Per "
+                    "kernel it keeps each input's share and shows the slowest and fastest rank. "
+                    "Reports of different warmup, timer or schema are refused; so is the same "
+                    "report given twice. Empty reports (a process with no launch) are skipped."),
+        epilog=EXIT_STATUS)
+    m.add_argument("files", nargs="+", metavar="FILE", help="the JSON reports (- reads one from standard input)")
+    m.add_argument("-o", "--output", metavar="OUT",
+                   help="write the merged JSON report to OUT (default, or -: standard output)")
+    d = sub.add_parser(
+        "diff", prog="ktime diff", formatter_class=raw,
+        help="compare two reports kernel by kernel (exit 1: a regression)",
+        description=para("Compares each kernel's mean in NEW with BASE by Welch's t-test (from the "
+                    "reports' counts, means and sums of squared deviations), and its median; "
+                    "lists new and vanished kernels and the total. A regression: the mean up "
+                    "by more than --threshold with p < --alpha, with at least 10 samples in "
+                    "both reports."),
+        epilog="""exit status:
+  0  no kernel regressed significantly
+  1  at least one kernel regressed significantly (for CI)
+  2  a usage or input error (one line on stderr saying which)""")
+    d.add_argument("base", metavar="BASE", help="the JSON report to compare against")
+    d.add_argument("new", metavar="NEW", help="the JSON report of the change")
+    d.add_argument("--threshold", default="5%", metavar="PCT",
+                   help="the least change in mean that counts (default: 5%%)")
+    d.add_argument("--alpha", type=float, default=0.01,
+                   help="the test's significance level, between 0 and 1 (default: 0.01)")
+    d.add_argument("--format", choices=("text", "json"), default="text",
+                   help="the output's format (default: text)")
+    pl = sub.add_parser(
+        "plot", prog="ktime plot", formatter_class=raw,
+        help="draw a report, a merged report, a diff, or a KTIME_SERIES file over time "
+             "(needs matplotlib)",
+        description=para("Draws FILE: a report (each kernel's share of the GPU time, and its p50 to "
+                    "p99 with the mean), a merged report (a rank x kernel heat map of total "
+                    "time), a diff (each kernel's change in mean), or a KTIME_SERIES file (each "
+                    "kernel's GPU time per second of each interval and its p50/p99 over time); "
+                    "FILE NEW draws their diff. Needs matplotlib in the Python that runs it."),
+        epilog=EXIT_STATUS)
+    pl.add_argument("file", metavar="FILE",
+                    help="a JSON report, merged report or diff, or a KTIME_SERIES file")
+    pl.add_argument("new", nargs="?", metavar="NEW", help="a second report: draw FILE -> NEW")
+    pl.add_argument("-o", "--output", default="ktime-plot.png", metavar="OUT",
+                    help="the picture: .png, .svg or .pdf; - is a PNG on standard output "
+                         "(default: ktime-plot.png)")
+    pl.add_argument("--top", type=int, default=15, metavar="N",
+                    help="the N largest kernels (default: 15)")
+    pl.add_argument("--threshold", default="5%", metavar="PCT",
+                    help="with NEW: the change that counts as a regression (default: 5%%)")
     return p
 
 

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # tools/quickstart.sh - the first command of the README: installs missing build
-# dependencies (as root; otherwise prints the apt-get line), builds ktime in build/,
-# builds the bundled example CUDA program and profiles it, printing ktime's report.
+# dependencies (as root; otherwise prints the apt-get line), builds ktime in build/ (or in
+# place, where ./configure was run at the top already: autoconf allows no second build of a
+# tree configured in place), builds the bundled example CUDA program and profiles it, printing
+# ktime's report.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 tools/deps.sh || exit 1
 if [ ! -x configure ]; then autoreconf -fi >/dev/null 2>&1 || { echo "quickstart: autoreconf failed" >&2; exit 1; }; fi
-mkdir -p build
-if [ ! -f build/Makefile ]; then (cd build && ../configure -q ${CONFIGURE_FLAGS:-}) || exit 1; fi
-make -C build -j"$(nproc)" >/dev/null || { echo "quickstart: the build failed: make -C build" >&2; exit 1; }
-lib="$top/build/src/.libs/libktime.so"
+if [ -f config.status ]; then
+    bld=.
+else
+    bld=build
+    mkdir -p build
+    if [ ! -f build/Makefile ]; then (cd build && ../configure -q ${CONFIGURE_FLAGS:-}) || exit 1; fi
+fi
+make -C $bld -j"$(nproc)" >/dev/null || { echo "quickstart: the build failed: make -C $bld" >&2; exit 1; }
+lib=$(cd "$bld" && pwd)/src/.libs/libktime.so
 echo "quickstart: built $lib"
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -26,7 +33,7 @@ echo "quickstart: built build/example/saxpy"
 cuda_home=$(dirname "$(dirname "$nvcc")")
 if "$nvcc" -ptx -o build/example/spin.ptx tools/example/spin.cu &&
     ${CC:-cc} -O2 -Iinclude -I"$cuda_home/include" -o build/example/timer_example tools/example/timer_example.c \
-        -Lbuild/src/.libs -lktime -L"$cuda_home/lib64/stubs" -lcuda -Wl,-rpath,"$top/build/src/.libs"; then
+        -L"${lib%/*}" -lktime -L"$cuda_home/lib64/stubs" -lcuda -Wl,-rpath,"${lib%/*}"; then
     echo "quickstart: built build/example/timer_example"
 else
     echo "quickstart: could not build the timer API's example (build/example/timer_example)" >&2

@@ -8,7 +8,7 @@
 #       it; print a diff and exit 1 on any difference or a missing block.
 #       tests/e2e/settings.sh runs it in `make check`.
 #   --update: rewrite the blocks in place.
-# The files: tools/ktime.in (the launcher's help and defaults), README.md (the table),
+# The files: tools/ktime.in (the launcher's help and defaults), docs/usage.md (the table),
 # docs/settings.md (the reference table), man/libktime.7 (an entry per setting), man/ktime.1
 # (the list of names). BUILD_DIR is the top build folder (default: build/ beside this
 # script's tools/), SRC_DIR the source tree (default: the one this script is in).
@@ -29,7 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktime-settings.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
 rc=0
-for rel in tools/ktime.in README.md docs/settings.md man/libktime.7 man/ktime.1; do
+for rel in tools/ktime.in docs/usage.md docs/settings.md man/libktime.7 man/ktime.1; do
     doc=$src/$rel
     if [ ! -f "$doc" ]; then
         echo "settings: no $rel" >&2

@@ -62,7 +62,7 @@ const char *const config_known_names[] = {
 #include "settings.def"
     /* read by the launcher (tools/ktime), and by libktime from it: which variables the
      * launcher set (config_load) */
-    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER", "KTIME_LAUNCHER_SET",
+    "KTIME_LIBRARY", "KTIME_TOOL", "KTIME_RENDER", "KTIME_PYTHON", "KTIME_LAUNCHER_SET",
     /* read by the tests and benchmarks */
     "KTIME_LIB", "KTIME_SO", "KTIME_TEST_WARMUP",
     NULL
@@ -378,6 +378,15 @@ static void settle(struct config *c, enum setting_id id, const char *s)
 {
     switch (id) {
     case SETTING_OUTPUT:
+        /* "-" is standard output, as for the tools (ktime -o -): the file the program's
+         * stdout names, written at its end, never replaced (output.c). */
+        if (c->output && strcmp(c->output, "-") == 0) {
+            char *out = strdup("/dev/stdout");
+            if (out) {
+                free((void *)c->output);
+                c->output = out;
+            }
+        }
         /* Its suffix chooses the format, unless KTIME_FORMAT says otherwise. */
         if (c->output && has_suffix(c->output, ".json")) {
             c->format = FORMAT_JSON;
@@ -395,6 +404,13 @@ static void settle(struct config *c, enum setting_id id, const char *s)
          * text and CSV), the format its suffix names whatever KTIME_FORMAT says. */
         if (c->also_output)
             c->also_format = format_of_name(c->also_output);
+        break;
+    case SETTING_SAMPLE:
+        /* CUPTI records every kernel anyway: the draw thins out event pairs only. */
+        if (s && c->sample > 1 && c->timer == TIMER_CUPTI)
+            log_warn("KTIME_SAMPLE=%s works with the events timer only; with KTIME_TIMER=cupti "
+                     "every kernel is timed from CUPTI's records (it applies only to launches "
+                     "timed with events after another CUPTI client takes CUPTI over)", s);
         break;
     case SETTING_BUDGET:
         /* The budget chooses each kernel's rate: a fixed one would fight it. */
@@ -572,8 +588,8 @@ void config_warn_unknown(char *const *envp, bool loud)
             log_msg(level, "%.*s is not a ktime variable and is ignored; did you mean %s?",
                     (int)n, *e, near);
         else
-            log_msg(level, "%.*s is not a ktime variable and is ignored (README.md lists "
-                    "them)", (int)n, *e);
+            log_msg(level, "%.*s is not a ktime variable and is ignored (ktime --help "
+                    "lists them)", (int)n, *e);
     }
 }
 

@@ -123,8 +123,10 @@ static bool parse(const char *line, struct ctl_request *q)
     if (k < 2 || !ctl_id_ok(id))
         return false;
     memset(q, 0, sizeof *q);
-    snprintf(q->id, sizeof q->id, "%s", id);
-    snprintf(q->word, sizeof q->word, "%s", word);
+    /* Copies cut to the fields (q is zeroed): the ID is at most CTL_ID_MAX (ctl_id_ok), a
+     * longer word is a bad one all the same. */
+    memcpy(q->id, id, strnlen(id, sizeof q->id - 1));
+    memcpy(q->word, word, strnlen(word, sizeof q->word - 1));
     q->cmd = CTL_BAD;
     for (int i = 0; k == 2 && i < CTL_BAD; i++)
         if (strcmp(word, ctl_words[i]) == 0)

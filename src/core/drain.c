@@ -94,12 +94,14 @@ static struct agg *agg_get(struct drain *d, uint32_t kernel, int device, uint16_
 }
 
 /* Counts every pair still pending in p as incomplete and forgets them. */
-static uint64_t abandon_pending(struct drain *d, struct pool *p)
+/* Counts a pool's pending pairs incomplete; with take_queued, the ones still queued too (their
+ * context is gone: none of them may be looked at again). */
+static uint64_t abandon_pending(struct drain *d, struct pool *p, bool take_queued)
 {
     uint64_t left = 0;
     uint32_t id;
 
-    while (p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
+    while (take_queued && p->npending < p->cap && mpmc_pop(&p->submit_q, &id))
         p->pending[p->npending++] = id;
     for (uint32_t j = 0; j < p->npending; j++) {
         struct pool_slot *s = &p->slots[p->pending[j]];
@@ -118,7 +120,7 @@ void drain_pool_gone(struct drain *d, struct pool *p)
         return;
     atomic_store_explicit(&p->gone, 1, memory_order_release);
     atomic_store_explicit(&p->retiring, 1, memory_order_release);
-    abandon_pending(d, p);
+    abandon_pending(d, p, true);
     atomic_store_explicit(&p->dead, 1, memory_order_release);
 }
 
@@ -360,20 +362,26 @@ static int fold_stream(struct drain *d, struct pool *p, const uint32_t *pos, uin
 }
 
 /* A retiring pool dies once drained, or at its deadline with the rest incomplete; the thread
- * destroying its context waits for that. */
+ * destroying its context waits for that. Only pairs this pass has looked at are given up: one
+ * submitted after the pass took its queue waits for the next pass, which folds it if it
+ * completed (counting it incomplete unseen lost a finished sample when the drain was slow). */
 static void retire_step(struct drain *d, struct pool *p)
 {
     uint32_t id;
 
-    if (p->npending == 0 && !mpmc_pop(&p->submit_q, &id)) {
-        atomic_store_explicit(&p->dead, 1, memory_order_release);
+    if (p->npending == 0) {
+        if (mpmc_pop(&p->submit_q, &id))
+            p->pending[p->npending++] = id;
+        else
+            atomic_store_explicit(&p->dead, 1, memory_order_release);
         return;
     }
-    if (p->npending == 0)
-        p->pending[p->npending++] = id;
     if (drain_now_ms() >= p->retire_deadline_ms) {
-        abandon_pending(d, p);
-        atomic_store_explicit(&p->dead, 1, memory_order_release);
+        abandon_pending(d, p, false);
+        if (!mpmc_pop(&p->submit_q, &id))
+            atomic_store_explicit(&p->dead, 1, memory_order_release);
+        else
+            p->pending[p->npending++] = id;
     }
 }
 
@@ -594,6 +602,6 @@ uint64_t drain_finish(struct drain *d, long wait_ms)
     n = atomic_load_explicit(&d->npools, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
         if (!atomic_load_explicit(&d->pools[i]->dead, memory_order_acquire))
-            left += abandon_pending(d, d->pools[i]);
+            left += abandon_pending(d, d->pools[i], true);
     return left;
 }

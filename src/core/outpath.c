@@ -28,14 +28,15 @@ static void put(struct sink *s, const char *p, size_t n)
     s->len += n;
 }
 
-/* Keeps n bytes of the template as written; the first such spot per call is warned of. */
-static void keep(struct sink *s, const char *p, size_t n, const char *tmpl, const char *why,
-                 bool *warned)
+/* Keeps n bytes of the template as written; the first such spot per call is warned of,
+ * naming var, the setting the template came from. */
+static void keep(struct sink *s, const char *p, size_t n, const char *var, const char *tmpl,
+                 const char *why, bool *warned)
 {
     if (!*warned) {
         /* The template last: a long one is cut short, not the reason. */
-        log_warn("KTIME_OUTPUT: '%.*s' %s (placeholders are %%p, %%h, %%q{NAME}, %%%%); kept "
-                 "as written in '%s'", (int)n, p, why, tmpl);
+        log_warn("%s: '%.*s' %s (placeholders are %%p, %%h, %%r, %%l, %%q{NAME}, %%%%); kept "
+                 "as written in '%s'", var, (int)n, p, why, tmpl);
         *warned = true;
     }
     put(s, p, n);
@@ -77,8 +78,9 @@ long outpath_world_size(const char *(*getenv_fn)(const char *name))
     return v ? strtol(v, NULL, 10) : 0;
 }
 
-int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
-                   const char *(*getenv_fn)(const char *name))
+/* outpath_expand, its warnings naming var. */
+static int expand(const char *var, const char *tmpl, long pid, const char *host, char *out,
+                  size_t outsz, const char *(*getenv_fn)(const char *name))
 {
     struct sink s = { .out = out, .size = outsz, .len = 0 };
     bool warned = false;
@@ -127,18 +129,18 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
             size_t n;
 
             if (p[1] != '{') {
-                keep(&s, pct, 2, tmpl, "is not a placeholder", &warned);
+                keep(&s, pct, 2, var, tmpl, "is not a placeholder", &warned);
                 p++;
                 break;
             }
             if (!end) {
-                keep(&s, pct, 3, tmpl, "has no closing '}'", &warned);
+                keep(&s, pct, 3, var, tmpl, "has no closing '}'", &warned);
                 p += 2;
                 break;
             }
             n = (size_t)(end - name);
             if (n == 0 || n > NAME_MAX_LEN) {
-                keep(&s, pct, (size_t)(end + 1 - pct), tmpl,
+                keep(&s, pct, (size_t)(end + 1 - pct), var, tmpl,
                      n == 0 ? "names no variable" : "names a variable longer than 255 bytes",
                      &warned);
                 p = end + 1;
@@ -148,8 +150,8 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
             buf[n] = '\0';
             val = getenv_fn(buf);
             if (!val) {
-                log_warn("KTIME_OUTPUT: %%q{%s}: environment variable %s is not set; using "
-                         "an empty string", buf, buf);
+                log_warn("%s: %%q{%s}: environment variable %s is not set; using an empty "
+                         "string", var, buf, buf);
                 val = "";
             }
             put(&s, val, strlen(val));
@@ -157,10 +159,10 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
             break;
         }
         case '\0':
-            keep(&s, pct, 1, tmpl, "ends the name", &warned);
+            keep(&s, pct, 1, var, tmpl, "ends the name", &warned);
             break;
         default:
-            keep(&s, pct, 2, tmpl, "is not a placeholder", &warned);
+            keep(&s, pct, 2, var, tmpl, "is not a placeholder", &warned);
             p++;
             break;
         }
@@ -168,6 +170,12 @@ int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size
     if (outsz > 0)
         out[s.len < outsz ? s.len : outsz - 1] = '\0';
     return s.len < outsz ? 0 : -1;
+}
+
+int outpath_expand(const char *tmpl, long pid, const char *host, char *out, size_t outsz,
+                   const char *(*getenv_fn)(const char *name))
+{
+    return expand("KTIME_OUTPUT", tmpl, pid, host, out, outsz, getenv_fn);
 }
 
 bool outpath_per_process(const char *tmpl)
@@ -220,8 +228,9 @@ const char *outpath_hostname(char *buf, size_t n)
     return buf;
 }
 
-int outpath_resolve(const char *tmpl, const char *dir, long pid, const char *host, char *out,
-                    size_t outsz, const char *(*getenv_fn)(const char *name))
+int outpath_resolve(const char *var, const char *tmpl, const char *dir, long pid,
+                    const char *host, char *out, size_t outsz,
+                    const char *(*getenv_fn)(const char *name))
 {
     char anchored[4096];
 
@@ -230,5 +239,5 @@ int outpath_resolve(const char *tmpl, const char *dir, long pid, const char *hos
             out[0] = '\0';
         return -1;
     }
-    return outpath_expand(anchored, pid, host, out, outsz, getenv_fn);
+    return expand(var, anchored, pid, host, out, outsz, getenv_fn);
 }

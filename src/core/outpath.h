@@ -21,7 +21,8 @@
  *   %l        the local rank (outpath_local_rank), OUTPATH_NO_RANK when none is found
  *   %%        a single %
  * Anything else after a % (or a % at the end), an unterminated or empty %q{, or a NAME
- * longer than 255 bytes is kept as written, with one warning per call for the first one.
+ * longer than 255 bytes is kept as written, with one warning per call for the first one
+ * (naming KTIME_OUTPUT; outpath_resolve names the setting it is given).
  * Returns 0, or -1 when the result needs more than outsz bytes; out then holds as much
  * as fits, terminated when outsz > 0. Never allocates; safe from any thread that may
  * call getenv_fn. */
@@ -39,11 +40,13 @@ bool outpath_per_process(const char *tmpl);
  * as much as fits, terminated when outsz > 0). Never allocates. */
 int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz);
 
-/* An output file's template tmpl (KTIME_OUTPUT, KTIME_TRACE, KTIME_DUMP_SAMPLES ...) anchored
- * in dir when relative (outpath_in_dir), then expanded (outpath_expand) into out. Returns 0,
- * or -1 when either does not fit. Never allocates. */
-int outpath_resolve(const char *tmpl, const char *dir, long pid, const char *host, char *out,
-                    size_t outsz, const char *(*getenv_fn)(const char *name));
+/* An output file's template tmpl, the value of the setting var (KTIME_OUTPUT, KTIME_TRACE,
+ * KTIME_DUMP_SAMPLES ..., named in its warnings), anchored in dir when relative
+ * (outpath_in_dir), then expanded as outpath_expand does into out. Returns 0, or -1 when
+ * either does not fit. Never allocates. */
+int outpath_resolve(const char *var, const char *tmpl, const char *dir, long pid,
+                    const char *host, char *out, size_t outsz,
+                    const char *(*getenv_fn)(const char *name));
 
 /* The process's rank in a multi-process job, from the first of RANK (torchrun),
  * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK that holds a

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dl.h"
@@ -167,4 +168,62 @@ bool ktime_parent_has_ktime(void)
         return false;
     base = strrchr(info.dli_fname, '/');
     return sysinfo_maps_have(NULL, base ? base + 1 : info.dli_fname);
+}
+
+/* The parent's pid and the start, in clock ticks since boot, of process pid, from its
+ * /proc/PID/stat; false when it cannot be read. */
+static bool proc_stat(long pid, long *ppid, unsigned long long *start)
+{
+    char path[64], buf[1024], *p;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return false;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    /* After the command's closing parenthesis (the command may hold any byte): field 3, the
+     * state, then 4 ppid ... 22 starttime. */
+    if (!(p = strrchr(buf, ')')))
+        return false;
+    return sscanf(p + 1, " %*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                         "%*d %*d %llu", ppid, start) == 2;
+}
+
+double sysinfo_tree_start(void)
+{
+    Dl_info info;
+    const char *base;
+    char maps[64];
+    unsigned long long start;
+    long pid = (long)getpid(), ppid;
+    struct timespec real, boot;
+    long tick = sysconf(_SC_CLK_TCK);
+
+    if (!dladdr((void *)sysinfo_tree_start, &info) || !info.dli_fname || tick <= 0 ||
+        !proc_stat(pid, &ppid, &start))
+        return -1.0;
+    base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    /* Up the chain of ancestors that have this library loaded, 64 at most. */
+    for (int depth = 0; depth < 64 && ppid > 1; depth++) {
+        unsigned long long pstart;
+        long pp;
+        snprintf(maps, sizeof maps, "/proc/%ld/maps", ppid);
+        if (!sysinfo_maps_have(maps, base) || !proc_stat(ppid, &pp, &pstart))
+            break;
+        start = pstart;
+        ppid = pp;
+    }
+    if (clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+        clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+        return -1.0;
+    /* The start is counted in whole ticks: one more, so that what came just before it is
+     * never taken for part of the tree. */
+    return (double)real.tv_sec + (double)real.tv_nsec / 1e9 -
+           ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9 - (double)(start + 1) / (double)tick);
 }

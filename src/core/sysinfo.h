@@ -48,4 +48,10 @@ bool sysinfo_maps_have(const char *maps_path, const char *needle);
  * child, say), and says less. At start-up or exit only. */
 bool ktime_parent_has_ktime(void);
 
+/* When the tree of processes ktime is in started, in seconds since the Epoch: the start of
+ * the eldest of the unbroken chain of ancestors that have libktime loaded, or of this process
+ * (its fork: an exec keeps it) when its parent has none; to within the clock's tick (10 ms,
+ * rounded up). -1 when /proc cannot tell. Reads files: at exit only. */
+double sysinfo_tree_start(void);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "ktime.h"
 #include "lifecycle.h"
+#include "nvml.h"
 #include "rangestack.h"
 #include "state.h"
 
@@ -105,8 +106,10 @@ static int NVTX_API push_ex(const nvtxEventAttributes_t *a)
 
 static int NVTX_API pop(void)
 {
-    if (ranges_on())
+    if (ranges_on()) {
         range_pop();
+        nvml_ranges_closed();
+    }
     return 0;
 }
 
@@ -179,6 +182,8 @@ KTIME_EXPORT void ktime_range_push(const char *name)
 
 KTIME_EXPORT void ktime_range_pop(void)
 {
-    if (ranges_on())
+    if (ranges_on()) {
         range_pop();
+        nvml_ranges_closed();
+    }
 }

@@ -71,7 +71,7 @@ static bool dump_open(void)
     if (dump_state)
         return dump_state == 1 && dump_pid == getpid();
     dump_state = -1;
-    if (outpath_resolve(kt.cfg.dump, kt.start_dir, (long)getpid(),
+    if (outpath_resolve("KTIME_DUMP_SAMPLES", kt.cfg.dump, kt.start_dir, (long)getpid(),
                         outpath_hostname(host, sizeof host), dump_path, sizeof dump_path,
                         env_get) != 0) {
         log_warn("KTIME_DUMP_SAMPLES '%s' is too long once expanded; no samples are dumped",

@@ -57,13 +57,14 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
-/* tmpl expanded for process pid, anchored in the directory the program started in. */
-static int expand(const char *tmpl, long pid, char *path, size_t size)
+/* tmpl, the value of setting, expanded for process pid, anchored in the directory the program
+ * started in. */
+static int expand(const char *setting, const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
 
-    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
-                           size, env_get);
+    return outpath_resolve(setting, tmpl, kt.start_dir, pid,
+                           outpath_hostname(host, sizeof host), path, size, env_get);
 }
 
 static void stamp(struct report *r, bool final)
@@ -100,7 +101,7 @@ static int write_report_file(struct report *r, const char *tmpl, enum report_for
     const char *why = NULL;
     int rc;
 
-    if (expand(tmpl, r->pid, path, sizeof path) != 0) {
+    if (expand(what, tmpl, r->pid, path, sizeof path) != 0) {
         say_once(bit, what, tmpl, "is too long once expanded");
         return -1;
     }
@@ -128,7 +129,7 @@ static int write_prom(struct report *r, char *done, size_t n)
     const char *why = NULL;
     int rc;
 
-    if (expand(kt.cfg.prom, r->pid, path, sizeof path) != 0) {
+    if (expand("KTIME_PROM", kt.cfg.prom, r->pid, path, sizeof path) != 0) {
         say_once(SAID_PROM, "KTIME_PROM", kt.cfg.prom, "is too long once expanded");
         return -1;
     }
@@ -165,7 +166,7 @@ static int write_series(struct report *r, char *done, size_t n)
 
     if (L.series_fd == -2)
         return -1;
-    if (expand(kt.cfg.series, r->pid, path, sizeof path) != 0) {
+    if (expand("KTIME_SERIES", kt.cfg.series, r->pid, path, sizeof path) != 0) {
         say_once(SAID_SERIES, "KTIME_SERIES", kt.cfg.series, "is too long once expanded");
         L.series_fd = -2;
         return -1;
@@ -309,6 +310,19 @@ static void live_first_launch(void)
         log_warn("could not start the drain thread (%s); no snapshots", strerror(err));
 }
 
+/* KTIME_INTERVAL with nowhere to write a snapshot: said once, at the first tick or, when the
+ * run ended before one, at exit. Holding L.mu (or at exit without it: no tick runs then). */
+static void warn_nowhere(const char *report_template)
+{
+    if (kt.cfg.interval_s > 0 && !live_can_snapshot(report_template) &&
+        !(L.said & SAID_NOWHERE)) {
+        L.said |= SAID_NOWHERE;
+        log_warn("KTIME_INTERVAL=%ld: the report goes to stderr at exit, so there is "
+                 "nothing to write snapshots to (set KTIME_OUTPUT to a file, or KTIME_PROM "
+                 "or KTIME_SERIES)", kt.cfg.interval_s);
+    }
+}
+
 /* KTIME_INTERVAL: a snapshot when one is due. */
 static void live_tick(const struct module_tick *t)
 {
@@ -319,13 +333,7 @@ static void live_tick(const struct module_tick *t)
     if (!L.closed && !L.started) {
         L.started = true;
         every_init(&L.snap, (double)kt.cfg.interval_s * 1000.0, t->now_ms);
-        if (kt.cfg.interval_s > 0 && !live_can_snapshot(t->report_template) &&
-            !(L.said & SAID_NOWHERE)) {
-            L.said |= SAID_NOWHERE;
-            log_warn("KTIME_INTERVAL=%ld: the report goes to stderr at exit, so there is "
-                     "nothing to write snapshots to (set KTIME_OUTPUT to a file, or KTIME_PROM "
-                     "or KTIME_SERIES)", kt.cfg.interval_s);
-        }
+        warn_nowhere(t->report_template);
     }
     if (!L.closed && every_due(&L.snap, t->now_ms) && live_can_snapshot(t->report_template))
         snapshot(t, files, sizeof files);
@@ -369,6 +377,8 @@ static void live_stop(struct module_end *e)
     bool locked = lock_within(e->stopped ? 0 : e->budget_ms(kt.cfg.exit_wait_ms));
 
     L.closed = true; /* read by a tick under the lock: it sees it next time */
+    if (locked && !L.started)
+        warn_nowhere(e->report_template); /* the run ended before the first tick */
     if (locked)
         pthread_mutex_unlock(&L.mu);
 }

@@ -25,6 +25,7 @@ struct module_end {
     double deadline_ms;   /* a signal's deadline for the report (CLOCK_MONOTONIC ms); 0 at exit */
     bool stopped;         /* the drain thread stopped: no thread adds samples any more */
     long (*budget_ms)(long want); /* of a wait of want ms, what the deadline leaves for it */
+    const char *report_template; /* as struct module_tick's: the report file's, or NULL */
     uint64_t own_launches; /* kernels ktime launched itself at the end (the timing floor's):
                             * set by the module that launched them, in stop() */
     bool records_primary; /* set by a module whose records, not the events', are the rows'

@@ -22,6 +22,7 @@
 #include "dl.h"
 #include "log.h"
 #include "module.h"
+#include "rangestack.h"
 #include "state.h"
 
 /* ---- NVML's ABI: the few types and functions ktime uses (nvml.h is not part of every
@@ -72,6 +73,7 @@ static struct {
 static struct {
     pthread_t thread;
     _Atomic int started;     /* nvml_start ran (0/1) */
+    _Atomic bool deferred;   /* to start once the program's ranges close (nvml_ranges_closed) */
     _Atomic bool running;    /* the thread exists: set by nvml_start, cleared once joined */
     _Atomic int stop;
     pthread_mutex_t mu;
@@ -428,28 +430,14 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-void nvml_start(void)
+/* Starts the sampler thread. */
+static void start_thread(void)
 {
     pthread_condattr_t ca;
     pthread_attr_t attr;
     sigset_t all, old;
-    const char *dir;
     int err;
 
-    if (!kt.cfg.nvml || atomic_exchange(&smp.started, 1))
-        return;
-    cond_init(&cond);
-    cond.interval_ms = kt.cfg.nvml_interval_ms;
-    smp.self = (long)getpid();
-    dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
-    snprintf(smp.mps_dir, sizeof smp.mps_dir, "%s", dir && *dir ? dir : "/tmp/nvidia-mps");
-    /* Beside the CUPTI timer, no sampler thread: a thread reading NVML and the driver while
-     * CUPTI traces the program's kernels can leave the program stuck on a lock (docs/design.md,
-     * "Facts the code rests on"). The conditions are then read once, at exit (nvml_finish). */
-    if (kt.cfg.timer != TIMER_EVENTS) {
-        smp.at_exit_only = true;
-        return;
-    }
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&smp.cv, &ca);
@@ -473,6 +461,41 @@ void nvml_start(void)
 #endif
 }
 
+void nvml_start(void)
+{
+    const char *dir;
+
+    if (!kt.cfg.nvml || atomic_exchange(&smp.started, 1))
+        return;
+    cond_init(&cond);
+    cond.interval_ms = kt.cfg.nvml_interval_ms;
+    smp.self = (long)getpid();
+    dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    snprintf(smp.mps_dir, sizeof smp.mps_dir, "%s", dir && *dir ? dir : "/tmp/nvidia-mps");
+    /* Beside the CUPTI timer, no sampler thread: a thread reading NVML and the driver while
+     * CUPTI traces the program's kernels can leave the program stuck on a lock (docs/design.md,
+     * "Facts the code rests on"). The conditions are then read once, at exit (nvml_finish). */
+    if (kt.cfg.timer != TIMER_EVENTS) {
+        smp.at_exit_only = true;
+        return;
+    }
+    /* Loading NVML and its first reading take milliseconds of the process's time (the
+     * loader's lock, the driver's): not inside a range of the program's, whose time they
+     * would add to. The thread starts when the calling thread's ranges have closed. */
+    if (range_current() != 0) {
+        atomic_store(&smp.deferred, true);
+        return;
+    }
+    start_thread();
+}
+
+void nvml_ranges_closed(void)
+{
+    if (atomic_load_explicit(&smp.deferred, memory_order_relaxed) && range_current() == 0 &&
+        atomic_exchange(&smp.deferred, false))
+        start_thread();
+}
+
 const struct conditions *nvml_finish(const int *ordinals, int n, long wait_ms)
 {
     static struct conditions late; /* when the sampler did not stop in time */
@@ -488,6 +511,9 @@ const struct conditions *nvml_finish(const int *ordinals, int n, long wait_ms)
         snprintf(late.reason, sizeof late.reason, "no launch was made");
         return &late;
     }
+    /* The program's ranges never closed: one reading, at exit. */
+    if (atomic_exchange(&smp.deferred, false))
+        smp.at_exit_only = true;
     if (smp.running) {
         pthread_mutex_lock(&smp.mu);
         atomic_store(&smp.stop, 1);

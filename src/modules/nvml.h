@@ -8,8 +8,14 @@
 /* Starts the sampler thread once (unless KTIME_NVML=0): it loads NVML, then reads the
  * conditions of every device this process has a context on, every KTIME_NVML_INTERVAL_MS.
  * Called at each first sight of a kernel (the module's first_launch); a failure only means
- * "not checked". */
+ * "not checked". When the calling thread has a range of the program's open (rangestack.h), the
+ * thread starts later, at nvml_ranges_closed(), so that NVML's start-up is in no range's
+ * time. */
 void nvml_start(void);
+
+/* A range was popped: starts the sampler that nvml_start() deferred, once the calling
+ * thread has no range open. One load when there is nothing to do. Any thread. */
+void nvml_ranges_closed(void);
 
 /* Stops the sampler (waiting for it at most wait_ms), takes the last reading of devices
  * `ordinals[0..n)` and of every device read before, and shuts NVML down. Returns the

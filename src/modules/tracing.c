@@ -75,7 +75,7 @@ static void tracing_after_report(const struct module_end *e)
 
     if (!e->stopped)
         return;
-    if (outpath_resolve(kt.cfg.trace, kt.start_dir, (long)getpid(),
+    if (outpath_resolve("KTIME_TRACE", kt.cfg.trace, kt.start_dir, (long)getpid(),
                         outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_TRACE '%s' is too long once expanded; no trace written", kt.cfg.trace);
         return;

@@ -3,7 +3,7 @@
  * are the library's text and CSV of the same run, byte for byte.
  *
  *   ktime-render [--format text|csv|json] [--top N] [--sort total|mean|p99|calls]
- *                [--filter REGEX] FILE
+ *                [--filter REGEX] FILE      (FILE - : standard input)
  *   ktime-render --name-column [--width N] < ROWS.json
  *
  * --filter is a POSIX extended regular expression, searched in each kernel's name and
@@ -160,7 +160,8 @@ out:
 static int render(const struct opts *o)
 {
     static const char *const sorts[] = { "total", "mean", "p99", "calls" };
-    FILE *f = fopen(o->file, "rb");
+    bool in = strcmp(o->file, "-") == 0; /* FILE - is standard input */
+    FILE *f = in ? stdin : fopen(o->file, "rb");
     char *text, err[400];
     size_t len;
     struct model m;
@@ -181,14 +182,16 @@ static int render(const struct opts *o)
         return 2;
     }
     if (!f || !(text = slurp(f, &len))) {
-        fprintf(stderr, "%s: cannot read %s: %s\n", prog, o->file, strerror(errno));
-        if (f)
+        fprintf(stderr, "%s: cannot read %s: %s\n", prog, in ? "standard input" : o->file,
+                strerror(errno));
+        if (f && !in)
             fclose(f);
         if (o->filter)
             regfree(&re);
         return 2;
     }
-    fclose(f);
+    if (!in)
+        fclose(f);
     rc = model_read(&m, text, len, err, sizeof err);
     free(text);
     if (rc != 0) {

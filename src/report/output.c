@@ -73,6 +73,14 @@ static int bounded_close(void *cookie)
     return rc;
 }
 
+/* A reason with its verb, for the warning ("KTIME_OUTPUT '/x/r.txt' cannot be created: No such
+ * file or directory"): "cannot be <what>: <err's text>", composed in o. */
+static const char *cannot(struct output *o, const char *what, int err)
+{
+    snprintf(o->why, sizeof o->why, "cannot be %s: %s", what, strerror(err));
+    return o->why;
+}
+
 static int open_bounded(struct output *o, const char *path, long timeout_ms, const char **why)
 {
     cookie_io_functions_t io = { .write = bounded_write, .close = bounded_close };
@@ -80,7 +88,7 @@ static int open_bounded(struct output *o, const char *path, long timeout_ms, con
     int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
     if (fd < 0 || !b) {
-        *why = fd < 0 && errno == ENXIO ? "is a FIFO with no reader" : strerror(errno);
+        *why = fd < 0 && errno == ENXIO ? "is a FIFO with no reader" : cannot(o, "opened", errno);
         if (fd >= 0)
             close(fd);
         free(b);
@@ -91,7 +99,7 @@ static int open_bounded(struct output *o, const char *path, long timeout_ms, con
     o->deadline_ms = b->deadline_ms;
     o->fd = fd;
     if (!(o->f = fopencookie(b, "w", io))) {
-        *why = strerror(errno);
+        *why = cannot(o, "opened", errno);
         close(fd);
         free(b);
         return -1;
@@ -152,7 +160,7 @@ static int open_append(struct output *o, const char *path, int std, const struct
     if (fd < 0) {
         fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) {
-            *why = strerror(errno);
+            *why = cannot(o, "opened", errno);
             return -1;
         }
         if (fstat(fd, &got) != 0 || got.st_dev != st->st_dev || got.st_ino != st->st_ino) {
@@ -167,7 +175,7 @@ static int open_append(struct output *o, const char *path, int std, const struct
     /* "w" on a descriptor neither truncates nor changes its flags ("a" would set O_APPEND on
      * the program's own open file). */
     if (!(o->f = fdopen(fd, "w"))) {
-        *why = strerror(errno);
+        *why = cannot(o, "opened", errno);
         close(fd);
         return -1;
     }
@@ -231,7 +239,7 @@ static int open_replace(struct output *o, const char *dest, const struct stat *o
         /* Writing the file in place instead would let a reader, or a second process writing
          * the same name, see half a report. */
         if (!old || errno == ENOENT) {
-            *why = strerror(errno);
+            *why = cannot(o, "created", errno);
             return -1;
         }
         snprintf(o->why, sizeof o->why,
@@ -245,7 +253,7 @@ static int open_replace(struct output *o, const char *dest, const struct stat *o
     o->fd = fd;
     snprintf(o->dest, sizeof o->dest, "%s", dest);
     if (!(o->f = fdopen(fd, "w"))) {
-        *why = strerror(errno);
+        *why = cannot(o, "created", errno);
         close(fd);
         unlink(o->tmp);
         o->replace = false;
@@ -274,8 +282,10 @@ static bool link_allowed(const char *path, const struct stat *link)
 enum open_for { FOR_REPORT, FOR_STREAM, FOR_SNAPSHOT };
 
 /* path, which lstat() found a symbolic link (*st), followed when link_allowed(): *st becomes
- * what it names and *via_link true. Returns 0, or -1 with *why. */
-static int follow_link(const char *path, struct stat *st, bool *via_link, const char **why)
+ * what it names and *via_link true. Returns 0, or -1 with *why (composed in o when o is
+ * not NULL: "cannot be followed: ..."; the error's own text otherwise). */
+static int follow_link(struct output *o, const char *path, struct stat *st, bool *via_link,
+                       const char **why)
 {
     if (!link_allowed(path, st)) {
         *why = "is a symbolic link owned by another user in a world-writable sticky "
@@ -283,7 +293,10 @@ static int follow_link(const char *path, struct stat *st, bool *via_link, const 
         return -1;
     }
     if (stat(path, st) != 0) {
-        *why = errno == ENOENT ? "is a symbolic link to nothing" : strerror(errno);
+        if (errno == ENOENT)
+            *why = "is a symbolic link to nothing";
+        else
+            *why = o ? cannot(o, "followed", errno) : strerror(errno);
         return -1;
     }
     *via_link = true;
@@ -321,7 +334,7 @@ static int open_regular(struct output *o, const char *path, const struct stat *s
         return open_replace(o, path, st, why);
     /* Through a link: the temporary goes beside the file it names. */
     if (!realpath(path, real)) {
-        *why = strerror(errno);
+        *why = cannot(o, "resolved", errno);
         return -1;
     }
     return open_replace(o, real, st, why);
@@ -337,12 +350,12 @@ static int open_any(struct output *o, const char *path, long timeout_ms, enum op
     o->fd = -1;
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT) {
-            *why = strerror(errno);
+            *why = cannot(o, "looked up", errno);
             return -1;
         }
         return open_replace(o, path, NULL, why);
     }
-    if (S_ISLNK(st.st_mode) && follow_link(path, &st, &via_link, why) != 0)
+    if (S_ISLNK(st.st_mode) && follow_link(o, path, &st, &via_link, why) != 0)
         return -1;
     if (S_ISREG(st.st_mode))
         return open_regular(o, path, &st, via_link, mode, why);
@@ -419,7 +432,7 @@ int output_open_lines(const char *path, const char **why)
             return -1;
         }
     }
-    if (S_ISLNK(st.st_mode) && follow_link(path, &st, &via_link, why) != 0)
+    if (S_ISLNK(st.st_mode) && follow_link(NULL, path, &st, &via_link, why) != 0)
         return -1;
     if (!S_ISREG(st.st_mode)) {
         *why = stdio_at_start(&st) ? not_own_file : "is not a regular file";
@@ -481,20 +494,27 @@ int output_write(struct output *o, const void *buf, size_t n, long timeout_ms)
     return -1;
 }
 
-int output_close(struct output *o, bool write_failed, const char **why)
+/* Flushes and closes o's stream: 0, or the first error (EIO for a write the caller saw fail). */
+static int close_stream(struct output *o, bool write_failed)
 {
     int err = 0;
 
-    if (!o->f)
-        return -1;
     if (fflush(o->f) != 0 || ferror(o->f))
         err = errno ? errno : EIO;
     if (fclose(o->f) != 0 && !err)
         err = errno ? errno : EIO;
     o->f = NULL;
     o->fd = -1;
-    if (write_failed && !err)
-        err = EIO;
+    return write_failed && !err ? EIO : err;
+}
+
+int output_close(struct output *o, bool write_failed, const char **why)
+{
+    int err;
+
+    if (!o->f)
+        return -1;
+    err = close_stream(o, write_failed);
     if (!err && o->replace && rename(o->tmp, o->dest) != 0)
         err = errno;
     if (err && o->replace)
@@ -573,17 +593,11 @@ static int place_new(const char *tmp, const char *dest)
 
 int output_close_new(struct output *o, bool write_failed, const char **why)
 {
-    int err = 0;
+    int err;
 
     if (!o->f)
         return -1;
-    if (fflush(o->f) != 0 || ferror(o->f))
-        err = errno ? errno : EIO;
-    if (fclose(o->f) != 0 && !err)
-        err = errno ? errno : EIO;
-    o->f = NULL;
-    if (write_failed && !err)
-        err = EIO;
+    err = close_stream(o, write_failed);
     if (err) {
         unlink(o->replace ? o->tmp : o->dest); /* a file made in place is this call's own */
         *why = strerror(err);

@@ -103,8 +103,14 @@ static void text_devices(FILE *f, const struct model *m)
 /* The settings that shape the samples: warmup, shapes, the L2 flush, the capture range. */
 static void text_settings(FILE *f, const struct model *m)
 {
-    fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
-            m->warmup);
+    if (m->warmup == 0)
+        fprintf(f, "warmup   none: every launch is timed, each kernel's first included "
+                   "(KTIME_WARMUP=0)\n");
+    else if (m->warmup == 1)
+        fprintf(f, "warmup   the first launch of each kernel is not timed (KTIME_WARMUP)\n");
+    else
+        fprintf(f, "warmup   the first %ld launches of each kernel are not timed (KTIME_WARMUP)\n",
+                m->warmup);
     if (m->group_shape)
         fprintf(f, "shapes   under each kernel, its timed samples by launch shape: grid, block "
                    "and\n         dynamic shared memory in bytes, the %d most timed "
@@ -131,14 +137,15 @@ static void text_settings(FILE *f, const struct model *m)
     const struct rm_capture *c = m->capture;
     if (c && strncmp(c->mode, "nvtx:", 5) == 0)
         fprintf(f, "capture  KTIME_CAPTURE=%s: only launches while a range %s is open (on any "
-                   "thread) are timed;\n         %llu ranges (%llu pushes, %llu pops)%s\n",
-                c->mode, c->mode + 5, (unsigned long long)c->ranges,
+                   "thread) are timed;\n         %llu range%s (%llu pushes, %llu pops)%s\n",
+                c->mode, c->mode + 5, (unsigned long long)c->ranges, c->ranges == 1 ? "" : "s",
                 (unsigned long long)c->starts, (unsigned long long)c->stops,
                 c->open_at_exit ? ", the last open at exit" : "");
     else if (c)
         fprintf(f, "capture  KTIME_CAPTURE=%s: only launches between cuProfilerStart and "
-                   "cuProfilerStop are timed;\n         %llu ranges (%llu starts, %llu stops)%s\n",
-                c->mode, (unsigned long long)c->ranges, (unsigned long long)c->starts,
+                   "cuProfilerStop are timed;\n         %llu range%s (%llu starts, %llu stops)%s\n",
+                c->mode, (unsigned long long)c->ranges, c->ranges == 1 ? "" : "s",
+                (unsigned long long)c->starts,
                 (unsigned long long)c->stops, c->open_at_exit ? ", the last open at exit" : "");
     if (m->budget)
         fprintf(f, "budget   KTIME_BUDGET=%ld %%: ktime's estimated cost %.3f %% of the run "
@@ -148,21 +155,34 @@ static void text_settings(FILE *f, const struct model *m)
                 m->budget->wall_ms, (unsigned long long)m->budget->windows);
 }
 
+/* Which launches an event pair brackets: every one, or one in K drawn (KTIME_SAMPLE). */
+static void text_which(FILE *f, const struct model *m)
+{
+    if (m->totals.has_sample && m->totals.sample > 1)
+        fprintf(f, "around one launch in %ld after warmup,\n         drawn at random "
+                   "(KTIME_SAMPLE)", m->totals.sample);
+    else
+        fprintf(f, "around every launch");
+}
+
 /* How the samples were taken: the timer and the launch gate. */
 static void text_method(FILE *f, const struct model *m)
 {
     if (m->timer.kind == RM_CUPTI)
         fprintf(f, "method   CUPTI activity records: the hardware's start and end of each kernel\n"
                    "         (KTIME_TIMER=cupti); no events, no launch gate\n");
-    else if (m->timer.kind == RM_BOTH)
-        fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch,\n"
-                   "         and CUPTI's hardware start and end of the same kernels "
+    else if (m->timer.kind == RM_BOTH) {
+        fprintf(f, "method   a CUDA event pair on the launch's own stream ");
+        text_which(f, m);
+        fprintf(f, ",\n         and CUPTI's hardware start and end of the same kernels "
                    "(KTIME_TIMER=both):\n"
                    "         the table shows the events; their bias over the hardware is below "
                    "it\n");
-    else
-        fprintf(f, "method   a CUDA event pair on the launch's own stream around every launch;\n"
-                   "         each interval includes the GPU's grid launch latency (a few us)\n");
+    } else {
+        fprintf(f, "method   a CUDA event pair on the launch's own stream ");
+        text_which(f, m);
+        fprintf(f, ";\n         each interval includes the GPU's grid launch latency (a few us)\n");
+    }
     if (m->timer.note)
         fprintf(f, "timer    KTIME_TIMER=%s: %s\n",
                 m->timer.requested ? m->timer.requested : "events", m->timer.note);

@@ -27,8 +27,14 @@ void text_notes(FILE *f, const struct rm_row *w)
     };
     const char *sep = " (";
 
+    /* A row with launches, every one of them warmup: no sample, and why. */
+    if (w->n[RC_CALLS] && w->n[RC_WARMUP] == w->n[RC_CALLS])
+        fprintf(f, "%sall warmup", sep), sep = ", ";
     if (w->few_samples)
         fprintf(f, "%sfew samples", sep), sep = ", ";
+    /* KTIME_SAMPLE: its Total ms and Time% are its mean times its launches. */
+    if (w->total_estimated)
+        fprintf(f, "%stotal estimated", sep), sep = ", ";
     if (w->near_floor)
         fprintf(f, "%snear floor", sep), sep = ", ";
     if (w->sampled_1_in > 1)

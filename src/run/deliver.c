@@ -3,16 +3,19 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "deliver.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "outpath.h"
 #include "output.h"
 #include "state.h"
+#include "sysinfo.h"
 
 static const char *env_get(const char *name)
 {
@@ -43,7 +46,7 @@ void deliver_also(struct report *r)
     const char *why = NULL;
     char host[256];
 
-    if (outpath_resolve(kt.cfg.also_output, kt.start_dir, r->pid,
+    if (outpath_resolve("KTIME_ALSO_OUTPUT", kt.cfg.also_output, kt.start_dir, r->pid,
                         outpath_hostname(host, sizeof host), path, sizeof path, env_get) != 0) {
         log_warn("KTIME_ALSO_OUTPUT expands to more than %d bytes; not written", PATH_MAX - 1);
         return;
@@ -83,8 +86,63 @@ int deliver_expand(const char *tmpl, long pid, char *path, size_t size)
 {
     char host[256];
 
-    return outpath_resolve(tmpl, kt.start_dir, pid, outpath_hostname(host, sizeof host), path,
-                           size, env_get);
+    return outpath_resolve("KTIME_OUTPUT", tmpl, kt.start_dir, pid,
+                           outpath_hostname(host, sizeof host), path, size, env_get);
+}
+
+/* Whether path holds a report another process of this run wrote: a second process given
+ * the same KTIME_OUTPUT, with no %p in it (a script's two CUDA programs, a worker and its
+ * parent). A report written since the tree of processes ktime is in started, by another pid
+ * (its pid in *pid, from the text's or the JSON's header; a CSV report names none, and counts
+ * only when written since this process started). An empty report, an older file, the
+ * program's own stdout or stderr (the report is appended there, nothing replaced), or anything
+ * but a regular file: false. */
+static bool shared_report(const char *path, long *pid)
+{
+    char buf[4097];
+    struct stat st;
+    const char *p;
+    double mtime, tree;
+    dev_t dev;
+    ino_t ino;
+    ssize_t n;
+    int fd;
+
+    *pid = 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return false;
+    for (fd = 1; fd <= 2; fd++)
+        if (log_stdio_at_start(fd, &dev, &ino) && dev == st.st_dev && ino == st.st_ino)
+            return false;
+    mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+    tree = sysinfo_tree_start();
+    if (mtime < (tree > 0 ? tree : kt.start_unix))
+        return false;
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+        return false;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0 || report_is_empty(buf, (size_t)n))
+        return false;
+    buf[n] = '\0';
+    if ((p = strstr(buf, "\npid      ")) || (p = strstr(buf, "\n  \"pid\": ")))
+        *pid = strtol(p + 10, NULL, 10);
+    return *pid ? *pid != (long)getpid() : mtime >= kt.start_unix;
+}
+
+/* Warns when path, about to be replaced, holds the report of another process of this run. */
+static void warn_shared(const char *path)
+{
+    char whose[48] = "";
+    long other;
+
+    if (!shared_report(path, &other))
+        return;
+    if (other > 0)
+        snprintf(whose, sizeof whose, " (pid %ld)", other);
+    log_warn("KTIME_OUTPUT '%s' holds the report of another process%s written during this "
+             "run, now replaced by this one's: put %%p in KTIME_OUTPUT for a file per process "
+             "(-o 'run-%%p.json'), then ktime merge them", path, whose);
 }
 
 bool deliver_report(struct report *r, double t_built, const char *path_done, long wait_ms,
@@ -112,6 +170,9 @@ bool deliver_report(struct report *r, double t_built, const char *path_done, lon
         path[0] = '\0';
     }
     if (path[0]) {
+        /* Each process replaces the whole file: the other one's report is lost. */
+        if (!path_done && kt.cfg.output && !outpath_per_process(kt.cfg.output))
+            warn_shared(path);
         if (output_open(&o, path, wait_ms, &why) != 0) {
             log_warn("KTIME_OUTPUT '%s' %s; the report follows on stderr", path, why);
         } else {

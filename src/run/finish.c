@@ -211,7 +211,8 @@ void finish_report(double deadline)
     struct report *r = &written.r;
     int expected = PHASE_ON;
     double t0, t_stop, t_finish;
-    struct module_end end = { .deadline_ms = deadline, .budget_ms = budget_ms };
+    struct module_end end = { .deadline_ms = deadline, .budget_ms = budget_ms,
+                              .report_template = deliver_template() };
 
     /* From here on, launches are counted as shutdown (untimed) until the process ends. */
     if (getpid() != kt.owner ||

@@ -2,7 +2,7 @@
  * (ktime_range_push/pop) and the fake driver, with NVTX v3 compiled in (header-only: its calls
  * reach a tool only when NVTX_INJECTION64_PATH names one).
  *
- * usage: app_ranges [--nvtx | --domain] [--extra-pop] ITERATIONS
+ * usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] ITERATIONS
  *   Each iteration:  push "step"
  *                      push "forward":  k_fwd (100 us) twice;  pop
  *                      push "backward": k_bwd (200 us);        pop
@@ -13,8 +13,12 @@
  *   --domain   through nvtxDomainRangePushEx / nvtxDomainRangePop in a domain "app", with
  *              registered strings
  *   --extra-pop  one pop more at the end (with no range open)
+ *   --threads  prints on stderr how many threads named ktime-nvml the process has, in the
+ *              first iteration inside "forward" after its first launch ("in range: N"), and
+ *              once "step" has closed ("after the ranges: N")
  * Prints "kernel NAME launched N" for each kernel.
  */
+#include <dirent.h>
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,31 @@ static void push(int i)
     }
 }
 
+/* How many of this process's threads are named name (/proc/self/task/TID/comm). */
+static int threads_named(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    char path[300], comm[64];
+    int n = 0;
+
+    while (d && (e = readdir(d))) {
+        FILE *f;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(comm, sizeof comm, f) && strncmp(comm, name, strlen(name)) == 0 &&
+                (comm[strlen(name)] == '\n' || comm[strlen(name)] == '\0'))
+                n++;
+            fclose(f);
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void pop(void)
 {
     if (how == API)
@@ -62,7 +91,7 @@ static void pop(void)
 
 int main(int argc, char **argv)
 {
-    int a = 1, extra_pop = 0;
+    int a = 1, extra_pop = 0, threads = 0;
     long iters, i;
     CUdevice dev;
     CUcontext ctx;
@@ -74,13 +103,15 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--nvtx")) how = NVTX;
         else if (!strcmp(argv[a], "--domain")) how = DOMAIN;
         else if (!strcmp(argv[a], "--extra-pop")) extra_pop = 1;
+        else if (!strcmp(argv[a], "--threads")) threads = 1;
         else {
             fprintf(stderr, "app_ranges: unknown option %s\n", argv[a]);
             return 2;
         }
     }
     if (a + 1 != argc) {
-        fprintf(stderr, "usage: app_ranges [--nvtx | --domain] [--extra-pop] ITERATIONS\n");
+        fprintf(stderr, "usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] "
+                        "ITERATIONS\n");
         return 2;
     }
     iters = atol(argv[a]);
@@ -103,6 +134,8 @@ int main(int argc, char **argv)
         push(0);
         push(1);
         CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        if (threads && i == 0)
+            fprintf(stderr, "in range: %d\n", threads_named("ktime-nvml"));
         CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
         pop();
         push(2);
@@ -110,6 +143,8 @@ int main(int argc, char **argv)
         pop();
         CK(cuLaunchKernel(k_opt, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
         pop();
+        if (threads && i == 0)
+            fprintf(stderr, "after the ranges: %d\n", threads_named("ktime-nvml"));
         CK(cuLaunchKernel(k_out, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
     }
     if (extra_pop)

@@ -5,6 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 need_ktime
 SRC=${SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+# The build folder this check runs in (any: a VPATH build, make distcheck's), not <source>/build.
+BLD=${BUILD_DIR:-$(cd "$E2E_BIN/../.." && pwd)}
 export KTIME_LIB FAKE_DIR E2E_BIN
 [ -n "${E2E_PRELOAD_FIRST:-}" ] && export E2E_PRELOAD_FIRST
 if ! command -v c++filt >/dev/null 2>&1; then
@@ -12,7 +14,7 @@ if ! command -v c++filt >/dev/null 2>&1; then
     finish
 fi
 check "the documentation's example reports are what libktime writes (else: tools/examples.sh --update)" \
-    sh "$SRC/tools/examples.sh" --check
+    sh "$SRC/tools/examples.sh" --check "$BLD"
 check "README.md's first screen shows the generated report" \
     grep -q '^<!-- example: docs/examples/report.txt -->$' "$SRC/README.md"
 check "docs/report-format.md shows the generated JSON and CSV" \

@@ -72,8 +72,10 @@ check "installed: ktime-ctl, executable, in pkglibexecdir" test -x "$D$pkglibexe
 check "the build tree's own paths are not in the installed launcher" sh -c "! grep -qF '$BUILD_DIR' '$D$bindir/ktime' && ! grep -q '/src/\\.libs' '$D$bindir/ktime'"
 
 # --- the installed launcher runs a program against the installed library ---------------------
+BUILD_ID=$(sed -n 's/^#define KTIME_BUILD_ID "\(.*\)"$/\1/p' "$BUILD_DIR/build_id.h")
 run_k ver "$D$bindir/ktime" --version
-check "installed ktime --version: 'ktime $VERSION'" sh -c "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION' ]"
+check "installed ktime --version: 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}'" sh -c \
+    "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}' ]"
 check "installed ktime --version: the installed library" \
     sh -c "l=\$(sed -n 's/^library //p' '$tmp/ver.out'); [ \"\$l\" = \"\$(cd '$D$libdir' && pwd -P)/libktime.so\" ]"
 run_plain base "$A" k=250000:20
@@ -99,12 +101,21 @@ if command -v pkg-config >/dev/null 2>&1; then
     PC="env PKG_CONFIG_PATH=$D$libdir/pkgconfig PKG_CONFIG_LIBDIR=$D$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config"
     check "pkg-config --modversion ktime: $VERSION" sh -c "[ \"\$($PC --modversion ktime)\" = '$VERSION' ]"
     flags=$($PC --cflags --libs ktime 2>"$tmp/pc.err")
+    # has_flags FLAGS INCLUDEDIR LIBDIR: FLAGS are -I and -L of those folders (however the
+    # path is spelled: ktime.pc names them relative to its own folder) and -lktime.
     has_flags() {
-        for _f in "-I$D$includedir" "-L$D$libdir" -lktime; do
-            case " $flags " in *" $_f "*) ;; *) echo "no $_f in: $flags"; return 1 ;; esac
+        _i='' _l='' _k=no
+        for _f in $1; do
+            case $_f in -I*) _i=${_f#-I} ;; -L*) _l=${_f#-L} ;; -lktime) _k=yes ;; esac
         done
+        [ -n "$_i" ] && [ "$_i" -ef "$2" ] && [ -n "$_l" ] && [ "$_l" -ef "$3" ] && [ $_k = yes ] && return 0
+        echo "want -I$2 -L$3 -lktime; got: $1"
+        return 1
     }
-    check "pkg-config --cflags --libs ktime: the installed include and lib folders, -lktime" has_flags
+    check "pkg-config --cflags --libs ktime: the installed include and lib folders, -lktime" \
+        has_flags "$flags" "$D$includedir" "$D$libdir"
+    check "ktime.pc: the prefix relative to its own folder (\${pcfiledir}), libdir and includedir under it" sh -c \
+        "grep -qx 'prefix=\${pcfiledir}/[./]*' '$D$libdir/pkgconfig/ktime.pc' || case '$libdir' in '$prefix'/*) cat '$D$libdir/pkgconfig/ktime.pc'; exit 1 ;; esac"
     printf '#include <ktime.h>\n#include <stdio.h>\nint main(void) { printf("version %%s\\n", ktime_version()); return 0; }\n' >"$tmp/v.c"
     # shellcheck disable=SC2086
     if $CC_ -o "$tmp/v" "$tmp/v.c" $flags >"$tmp/cc.log" 2>&1; then
@@ -150,6 +161,23 @@ case $bindir:$libdir in
     run_k mctl "$tmp/links/ktime" ctl 999999999 status
     check "moved tree, through a symlink: ktime ctl runs the moved ktime-ctl" sh -c \
         "[ \$(cat '$tmp/mctl.rc') = 1 ] && grep -qx 'ktime ctl: no process 999999999' '$tmp/mctl.err'"
+    if command -v pkg-config >/dev/null 2>&1; then
+        # ktime.pc moved with the tree: a program built with its flags, and with the run-time
+        # path README gives (-Wl,-rpath,LIBDIR), finds libktime.so with no LD_LIBRARY_PATH.
+        MPC="env PKG_CONFIG_PATH=$mlib/pkgconfig PKG_CONFIG_LIBDIR=$mlib/pkgconfig pkg-config"
+        mflags=$($MPC --cflags --libs ktime 2>"$tmp/mpc.err")
+        check "moved tree: pkg-config --cflags --libs ktime names the moved folders" \
+            has_flags "$mflags" "$M${includedir#"$prefix"}" "$mlib"
+        mlibdir=$($MPC --variable=libdir ktime)
+        # shellcheck disable=SC2086
+        if [ -f "$tmp/v.c" ] && $CC_ -o "$tmp/mv" "$tmp/v.c" $mflags -Wl,-rpath,"$mlibdir" >"$tmp/mcc.log" 2>&1; then
+            run_k mv env -u LD_LIBRARY_PATH "$tmp/mv"
+            check "moved tree: a program linked with -lktime and -Wl,-rpath,\$(pkg-config --variable=libdir ktime) runs" \
+                sh -c "[ \$(cat '$tmp/mv.rc') = 0 ] && grep -qx 'version $VERSION' '$tmp/mv.out' || { cat '$tmp/mv.err'; exit 1; }"
+        else
+            not_ok "moved tree: a program builds with the moved ktime.pc's flags" "$tmp/mcc.log"
+        fi
+    fi
     run_k mcfg "$tmp/links/ktime" --config
     check "moved tree, through a symlink: ktime --config runs the moved ktime-settings" sh -c \
         "[ \$(cat '$tmp/mcfg.rc') = 0 ] && grep -q '^KTIME_NVTX=1  *(launcher default)\$' '$tmp/mcfg.out' || { cat '$tmp/mcfg.err'; exit 1; }"

@@ -163,6 +163,23 @@ check "--format json: the same numbers as the library's JSON" \
 kt report "$R" --filter 'k_(small|three)$' --top 1 >"$tmp/ere.txt"
 check "--filter is a POSIX extended regular expression: 'k_(small|three)\$' --top 1 keeps k_small" \
     sh -c "grep -q '^shown    1 of 3 kernels (--filter .k_(small|three).., --top 1); ' '$tmp/ere.txt' && grep -q '  k_small ' '$tmp/ere.txt' && ! grep -q '  k_three' '$tmp/ere.txt'"
+kt report - <"$R" >"$tmp/stdin.txt" 2>"$tmp/stdin.err"
+kt report "$R" >"$tmp/file.txt"
+check "report -: reads the report from standard input, the same text as from the file" sh -c \
+    "[ -s '$tmp/stdin.txt' ] && cmp -s '$tmp/file.txt' '$tmp/stdin.txt' && [ ! -s '$tmp/stdin.err' ]"
+printf 'nope' | kt report - >"$tmp/stdinbad.out" 2>"$tmp/stdinbad.err"
+echo $? >"$tmp/stdinbad.rc"
+check "report - of something that is not JSON: exit 2, one line naming -" sh -c \
+    "[ \$(cat '$tmp/stdinbad.rc') = 2 ] && [ \$(wc -l <'$tmp/stdinbad.err') = 1 ] && grep -q '^ktime report: -: not valid JSON' '$tmp/stdinbad.err'"
+# Each subcommand's --help: what each argument means, its default, the exit statuses.
+for sub in report merge diff plot; do
+    kt "$sub" --help >"$tmp/h_$sub.out" 2>&1
+    echo $? >"$tmp/h_$sub.rc"
+    check "ktime $sub --help: exit 0, a description, defaults and the exit statuses" sh -c \
+        "[ \$(cat '$tmp/h_$sub.rc') = 0 ] && grep -q '^usage: ktime $sub' '$tmp/h_$sub.out' && grep -q '^exit status:' '$tmp/h_$sub.out' && grep -q '^  2  a usage or input error' '$tmp/h_$sub.out' && [ \$(grep -c 'default' '$tmp/h_$sub.out') -ge 1 ] || { cat '$tmp/h_$sub.out'; exit 1; }"
+done
+check "ktime diff --help: exit status 1 is a regression" grep -q '^  1  at least one kernel regressed significantly' "$tmp/h_diff.out"
+check "ktime report --help: FILE - is standard input" grep -q -- '- reads it from standard input' "$tmp/h_report.out"
 KTIME_RENDER=$tmp/no-render kt report "$R" >"$tmp/norender.out" 2>"$tmp/norender.err"
 echo $? >"$tmp/norender.rc"
 check "no ktime-render: exit 2 and one line naming KTIME_RENDER" \
@@ -266,7 +283,18 @@ check "merge with empty reports: the text says 2 reports (ranks 0, 1)" grep -q '
 kt merge "$tmp/rank2.json" "$tmp/empty.json" "$tmp/rank0.json" "$tmp/rank1.json" >"$tmp/m3e.json" 2>/dev/null
 check "merge: an empty report among the ranks changes nothing, byte for byte" cmp "$M" "$tmp/m3e.json"
 check "merge of empty reports only: exit 2, one line" merge_refused 'every input is an empty report' "$tmp/empty.json" "$tmp/empty2.json"
-check "merge of schema 2 reports (unknown fields carried): exit 0" sh -c "kt() { '$PY' '$TOOL' \"\$@\"; }; kt merge '$tmp/v2.json' '$tmp/v2.json' >'$tmp/v22.json' && '$JCHECK' '$tmp/v22.json' schema_version == 2"
+# The same report twice would count its launches twice: refused (the same file, or a copy: the
+# same host, pid and start time).
+check "merge refuses the same file twice: exit 2, one line" merge_refused \
+    "$tmp/rank1.json and $tmp/rank1.json are the same report (pid [0-9]* on [^ ]*, started [^)]*): give each report once, or its launches count twice" \
+    "$tmp/rank0.json" "$tmp/rank1.json" "$tmp/rank1.json"
+check "merge refuses a copy of a report beside it: exit 2, one line" merge_refused \
+    "$tmp/rank1.json and $tmp/v2.json are the same report" "$tmp/rank1.json" "$tmp/v2.json"
+kt merge - "$tmp/rank0.json" <"$tmp/rank1.json" >"$tmp/mstdin.json" 2>"$tmp/mstdin.err"
+check "merge: - reads a report from standard input" sh -c \
+    "'$JCHECK' '$tmp/mstdin.json' 'merged_from|len' == 2 && [ ! -s '$tmp/mstdin.err' ]"
+sed 's/^  "pid": \([0-9]*\),/  "pid": 1\1,/' "$tmp/v2.json" >"$tmp/v2b.json"
+check "merge of schema 2 reports (unknown fields carried): exit 0" sh -c "kt() { '$PY' '$TOOL' \"\$@\"; }; kt merge '$tmp/v2.json' '$tmp/v2b.json' >'$tmp/v22.json' && '$JCHECK' '$tmp/v22.json' schema_version == 2"
 # Schema 2's per-kernel shapes (a list of blocks of statistics) merge block by block.
 "$PY" - "$tmp/rank0.json" "$tmp/s2.json" <<'EOF'
 import json, sys
@@ -277,8 +305,10 @@ for k in r["kernels"]:
                     "timed": k["timed"], "sum_us": k["sum_us"], "m2_us2": k["m2_us2"],
                     "mean_us": k["mean_us"], "min_us": k["min_us"], "max_us": k["max_us"]}]
 json.dump(r, open(sys.argv[2], "w"))
+r["pid"] += 1
+json.dump(r, open(sys.argv[2] + ".b", "w"))
 EOF
-kt merge "$tmp/s2.json" "$tmp/s2.json" >"$tmp/s22.json" 2>&1
+kt merge "$tmp/s2.json" "$tmp/s2.json.b" >"$tmp/s22.json" 2>&1
 check "merge, schema 2 shapes: one shape per launch shape, its counts and sums added, its key kept" \
     sh -c "'$JCHECK' '$tmp/s22.json' 'kernels[mangled=k_small].shapes|len' == 1 &&
            '$JCHECK' '$tmp/s22.json' 'kernels[mangled=k_small].shapes[0].timed' == 70 &&
@@ -403,6 +433,7 @@ check "broken reports: the checker ran on all three, no traceback" \
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["kernels"] = []
+r["pid"] += 1  # another process's, so that merge takes it beside rank0.json
 for k in r["totals"]:
     if isinstance(r["totals"][k], int):
         r["totals"][k] = 0
@@ -456,9 +487,11 @@ PYEOF
 structural() {
     kt report "$2" >"$tmp/st.txt" || return 1
     kt report --format csv "$2" >"$tmp/st.csv" || return 1
-    kt merge "$2" "$2" -o "$tmp/st.json" || return 1
+    # Merged with its twin from another process (the same report, another pid).
+    "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); r["pid"] = (r.get("pid") or 0) + 1; json.dump(r, open(sys.argv[2], "w"))' "$2" "$tmp/st2.json" || return 1
+    kt merge "$2" "$tmp/st2.json" -o "$tmp/st.json" || return 1
     _c=$(jv "$2" totals.launches_seen)
-    [ "$(jv "$tmp/st.json" totals.launches_seen)" = $((2 * _c)) ] || { echo "merged with itself: launches_seen not doubled"; return 1; }
+    [ "$(jv "$tmp/st.json" totals.launches_seen)" = $((2 * _c)) ] || { echo "merged with its twin: launches_seen not doubled"; return 1; }
     kt diff "$2" "$2" >"$tmp/st.diff" || { echo "diff against itself: exit $?"; return 1; }
     adds_up "$2" && adds_up "$tmp/st.json"
 }
@@ -470,7 +503,7 @@ nfix=0
 for f in "$SRC"/tests/fixtures/*.json; do
     [ -e "$f" ] || continue
     nfix=$((nfix + 1))
-    check "fixture $(basename "$f"): loads, renders, merges with itself, diffs against itself, adds up" structural x "$f"
+    check "fixture $(basename "$f"): loads, renders, merges with its twin, diffs against itself, adds up" structural x "$f"
 done
 [ $nfix -gt 0 ] || skip "fixtures" "no tests/fixtures/*.json"
 
@@ -480,8 +513,10 @@ mkdir -p "$tmp/nompl/matplotlib"
 echo 'raise ImportError("no matplotlib here")' >"$tmp/nompl/matplotlib/__init__.py"
 PYTHONPATH="$tmp/nompl" "$PY" "$TOOL" plot "$tmp/names-t.json" -o "$tmp/x.png" >/dev/null 2>"$tmp/nompl.err"
 echo $? >"$tmp/nompl.rc"
-check "plot without matplotlib: exit 2 and the package to install, in one line" \
-    sh -c "[ \$(cat '$tmp/nompl.rc') = 2 ] && [ \$(wc -l <'$tmp/nompl.err') = 1 ] && grep -qx 'ktime plot: needs matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)' '$tmp/nompl.err'"
+PYEXE=$("$PY" -c 'import sys; print(sys.executable)')
+PYVER=$("$PY" -c 'import sys; print(sys.version.split()[0])')
+check "plot without matplotlib: exit 2, one line naming the Python tried and what to install" \
+    sh -c "[ \$(cat '$tmp/nompl.rc') = 2 ] && [ \$(wc -l <'$tmp/nompl.err') = 1 ] && grep -qxF \"ktime plot: needs matplotlib, which $PYEXE (Python $PYVER) cannot import (no matplotlib here): pip install matplotlib for it, apt-get install python3-matplotlib, or set KTIME_PYTHON to a Python that has it\" '$tmp/nompl.err' || { cat '$tmp/nompl.err'; exit 1; }"
 # The first python that has matplotlib: python3 on the PATH, or Debian's.
 PLOTPY=
 for p in "$PY" /usr/bin/python3; do
@@ -505,7 +540,11 @@ else
     pl "$tmp/diff.json" -o "$tmp/d2.svg" 2>>"$tmp/p.err"
     check "plot: BASE NEW, and a saved diff, as the per-kernel change" \
         sh -c "grep -q 'change in mean' '$tmp/d.svg' && grep -q k_small '$tmp/d.svg' && grep -q 'change in mean' '$tmp/d2.svg'"
-    check "plot: nothing on stderr" empty "$tmp/p.err"
+    check "plot: one line on stderr per picture, saying where it was written" sh -c \
+        "[ \$(wc -l <'$tmp/p.err') = 5 ] && grep -qx 'ktime plot: report plot written to $tmp/p.svg' '$tmp/p.err' && grep -qx 'ktime plot: merged plot written to $tmp/m.svg' '$tmp/p.err' && grep -qx 'ktime plot: diff plot written to $tmp/d2.svg' '$tmp/p.err' || { cat '$tmp/p.err'; exit 1; }"
+    pl "$tmp/mixed-t.json" -o - >"$tmp/pstd.png" 2>"$tmp/pstd.err"
+    check "plot -o -: a PNG on standard output, no file named -, nothing on stderr" sh -c \
+        "head -c 8 '$tmp/pstd.png' | od -c | grep -q 'P   N   G' && [ ! -e ./- ] && [ ! -s '$tmp/pstd.err' ]"
     ok_fix=0
     for f in "$SRC"/tests/fixtures/*.json; do
         [ -e "$f" ] || continue

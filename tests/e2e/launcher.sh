@@ -49,9 +49,16 @@ chmod +x "$tmp/showenv"
 
 # --- --version and --help -------------------------------------------------------------------
 VERSION=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$BUILD_DIR/ac_config.h")
+# The git revision the build names in its reports (empty outside git): --version names it too.
+BUILD_ID=$(sed -n 's/^#define KTIME_BUILD_ID "\(.*\)"$/\1/p' "$BUILD_DIR/build_id.h")
 run_k ver "$K" --version
 check "--version: status 0, nothing on stderr" sh -c "[ \$(cat '$tmp/ver.rc') = 0 ] && [ ! -s '$tmp/ver.err' ]"
-check "--version: first line 'ktime $VERSION'" sh -c "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION' ] && [ -n '$VERSION' ]"
+check "--version: first line 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}', as the reports' header" sh -c \
+    "[ \"\$(head -n 1 '$tmp/ver.out')\" = 'ktime $VERSION${BUILD_ID:+ (git $BUILD_ID)}' ] && [ -n '$VERSION' ]"
+run_plain vrep "$E2E_BIN/app_cudart" k=125000:1
+run_ktime vrep "$E2E_BIN/app_cudart" k=125000:1
+check "--version's revision is the one the library's report names" sh -c \
+    "[ \"\$(grep '^ktime [0-9]' '$tmp/vrep.err' | sed 's/: GPU time per kernel.*//')\" = \"\$(head -n 1 '$tmp/ver.out')\" ]"
 check "--version: the build tree's launcher names the build tree's library" \
     sh -c "l=\$(sed -n 's/^library //p' '$tmp/ver.out'); case \$l in /*) ;; *) exit 1 ;; esac; [ \"\$l\" -ef '$KTIME_LIB' ]"
 
@@ -60,21 +67,21 @@ check "--help: status 0, on stdout, nothing on stderr" sh -c "[ \$(cat '$tmp/hel
 run_k h "$K" -h
 check "-h is --help" cmp "$tmp/help.out" "$tmp/h.out"
 for o in '-w,' --warmup '-o,' --output '-f,' --format '-t,' --timer '-s,' --sample '-q,' --quiet --capture --version \
-    'ktime report|merge|diff|plot' 'ktime -- report'; do
+    'ktime report|merge|diff|plot' 'ktime ctl' 'ktime [OPTION...] -- report' KTIME_PYTHON; do
     check "--help lists $o" has "$tmp/help.out" "$o"
 done
 
 # Every variable the library reads (a setting of src/core/settings.def, as tools/ktime-settings
 # lists them, or a "KTIME_..." string literal anywhere under src/) is listed with its meaning
-# in --help, in libktime(7) and in ktime(1)'s list; so is README's table.
+# in --help, in libktime(7) and in ktime(1)'s list; so is docs/usage.md's table.
 # (config.c's table of known names also lists the launcher's and the tests' own: not settings.)
 {
     "$BUILD_DIR/tools/ktime-settings" --names
     find "$SRC_DIR/src" -name '*.[ch]' -exec grep -ohE '"KTIME_[A-Z0-9_]+"' {} + | tr -d '"'
-} | grep -vxE 'KTIME_(LIBRARY|TOOL|RENDER|LAUNCHER_SET|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
+} | grep -vxE 'KTIME_(LIBRARY|TOOL|RENDER|PYTHON|LAUNCHER_SET|LIB|SO|TEST_WARMUP)' | sort -u >"$tmp/vars"
 check "the library reads at least the 14 documented variables" sh -c "[ \$(wc -l <'$tmp/vars') -ge 14 ]"
-sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/README.md" | sort -u >"$tmp/readme_vars"
-check "README's table has variables" test -s "$tmp/readme_vars"
+sed -n 's/^| `\(KTIME_[A-Z0-9_]*\)` |.*/\1/p' "$SRC_DIR/docs/usage.md" | sort -u >"$tmp/readme_vars"
+check "docs/usage.md's table has variables" test -s "$tmp/readme_vars"
 listed() { # FILE PATTERN-PREFIX VARS-FILE: every variable appears in FILE after PREFIX
     _bad=0
     while read -r _v; do
@@ -83,12 +90,12 @@ listed() { # FILE PATTERN-PREFIX VARS-FILE: every variable appears in FILE after
     return $_bad
 }
 check "--help: every KTIME_* the library reads, as a setting" listed "$tmp/help.out" '^  ' "$tmp/vars"
-check "--help: every variable of README's table" listed "$tmp/help.out" '^  ' "$tmp/readme_vars"
+check "--help: every variable of docs/usage.md's table" listed "$tmp/help.out" '^  ' "$tmp/readme_vars"
 printf '%s\n' KTIME_CAPTURE KTIME_GROUP KTIME_TRACE KTIME_DUMP_SAMPLES KTIME_NVML KTIME_NVML_LIB \
-    KTIME_LIBRARY KTIME_TOOL KTIME_RENDER >"$tmp/more_vars"
+    KTIME_LIBRARY KTIME_TOOL KTIME_RENDER KTIME_PYTHON >"$tmp/more_vars"
 check "--help: the settings being added and the launcher's own" listed "$tmp/help.out" '^  ' "$tmp/more_vars"
 check "libktime(7): every KTIME_* the library reads, as an entry" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/vars"
-check "libktime(7): every variable of README's table" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/readme_vars"
+check "libktime(7): every variable of docs/usage.md's table" listed "$SRC_DIR/man/libktime.7" '^\.BI? ' "$tmp/readme_vars"
 check "ktime(1): every KTIME_* the library reads" listed "$SRC_DIR/man/ktime.1" '' "$tmp/vars"
 check "ktime(1): the launcher's own variables, as entries" sh -c \
     "grep -qx '.B KTIME_LIBRARY' '$SRC_DIR/man/ktime.1' && grep -qx '.B KTIME_TOOL' '$SRC_DIR/man/ktime.1' && grep -qx '.B KTIME_RENDER' '$SRC_DIR/man/ktime.1'"
@@ -122,23 +129,32 @@ run_k dash "$K" -w 1 -- "$tmp/showenv" -w 9 --help
 check "-- ends the options: the program gets -w 9 --help" sh -c "grep -qx 'args -w 9 --help' '$tmp/dash.out' && grep -qx KTIME_WARMUP=1 '$tmp/dash.out'"
 run_k after "$K" "$tmp/showenv" -w 9
 check "options after PROGRAM are the program's" sh -c "grep -qx 'args -w 9' '$tmp/after.out' && ! grep -q KTIME_WARMUP '$tmp/after.out'"
-run_k dval "$K" -o -w "$tmp/showenv"
-check "an option's value may start with -: -o -w" sh -c "grep -qx 'KTIME_OUTPUT=$PWD/-w' '$tmp/dval.out'"
+(cd "$tmp" && run_k dval "$K" -o -w "$tmp/showenv")
+check "an option's value may start with -: -o -w" sh -c "grep -qx 'KTIME_OUTPUT=$tmp/-w' '$tmp/dval.out'"
+run_k ostd "$K" -o - "$tmp/showenv"
+check "-o - is standard output: KTIME_OUTPUT=- for the library, not a file named -" \
+    sh -c "grep -qx 'KTIME_OUTPUT=-' '$tmp/ostd.out'"
+(cd "$tmp" && run_k ostdr "$K" -o - -f json "$A" k=250000:20)
+check "-o -: the program's output, then the report, on stdout; no file named -" sh -c \
+    "[ \$(cat '$tmp/ostdr.rc') = 0 ] && [ ! -e '$tmp/-' ] && head -n 1 '$tmp/ostdr.out' | grep -qx 'driver 13000' && sed -n '/^{/,\$p' '$tmp/ostdr.out' >'$tmp/ostdr.json' && '$JCHECK' '$tmp/ostdr.json' 'kernels[mangled=k].timed' == 15"
 check "LD_PRELOAD: libktime's absolute path, first (after a sanitizer's runtime)" \
     sh -c "l=\$(sed -n 's/^LD_PRELOAD=//p' '$tmp/all.out'); l=\${l#'${E2E_PRELOAD_FIRST:-}'}; l=\${l#:}; l=\${l%%:*};
            case \$l in /*) ;; *) exit 1 ;; esac; [ \"\$l\" -ef '$KTIME_LIB' ]"
 
-# usage errors: status 2, the usage on stderr, nothing on stdout, the program not run.
+# usage errors: status 2, one line on stderr ("ktime: WHAT (ktime --help for more)"), nothing
+# on stdout, the program not run.
 usage_error() {
     [ "$(cat "$tmp/$1.rc")" = 2 ] || { echo "status $(cat "$tmp/$1.rc"), want 2"; cat "$tmp/$1.err"; return 1; }
     [ ! -s "$tmp/$1.out" ] || { echo "stdout:"; cat "$tmp/$1.out"; return 1; }
-    head -n 1 "$tmp/$1.err" | grep -q "^ktime: $2" || { echo "first line of stderr, want 'ktime: $2':"; cat "$tmp/$1.err"; return 1; }
-    grep -q '^usage: ktime' "$tmp/$1.err" || { echo "no usage on stderr"; return 1; }
+    [ "$(cat "$tmp/$1.err")" = "ktime: $2 (ktime --help for more)" ] && return 0
+    echo "stderr, want exactly one line 'ktime: $2 (ktime --help for more)':"
+    cat "$tmp/$1.err"
+    return 1
 }
 run_k u1 "$K" --bogus "$tmp/showenv"
-check "unknown --bogus: status 2, usage on stderr" usage_error u1 "unknown option --bogus"
+check "unknown --bogus: status 2, one line" usage_error u1 "unknown option --bogus"
 run_k u2 "$K" -x "$tmp/showenv"
-check "unknown -x: status 2, usage on stderr" usage_error u2 "unknown option -x"
+check "unknown -x: status 2, one line" usage_error u2 "unknown option -x"
 run_k u3 "$K" -q -w
 check "-w without a value: status 2" usage_error u3 "option -w needs a value"
 run_k u4 "$K" --output
@@ -146,18 +162,40 @@ check "--output without a value: status 2" usage_error u4 "option --output needs
 run_k u5 "$K" --quiet=yes "$tmp/showenv"
 check "--quiet=yes: status 2" usage_error u5 "option --quiet takes no value"
 run_k u6 "$K"
-check "no arguments: status 2" usage_error u6 "no program given"
+check "no arguments: status 2" usage_error u6 "no program given: ktime [OPTION...] PROGRAM [ARG...]"
 run_k u7 "$K" -w 3 --
-check "options and -- but no program: status 2" usage_error u7 "no program given"
+check "options and -- but no program: status 2" usage_error u7 "no program given: ktime [OPTION...] PROGRAM [ARG...]"
+# A subcommand after launcher options would run a program of that name (GNU diff) under ktime.
+for sub in report merge diff plot; do
+    run_k "o_$sub" "$K" -q "$sub" a.json b.json
+    check "ktime -q $sub: refused, status 2, one line saying why" usage_error "o_$sub" \
+        "'$sub' is a subcommand: it comes first, with its own options (ktime $sub --help); to run a program named $sub, put -- before it"
+done
 
 # --- programs that cannot run, or cannot be reached ----------------------------------------
+# one_line NAME STATUS TEXT: the launcher's status, and stderr is exactly the line TEXT.
+one_line() {
+    [ "$(cat "$tmp/$1.rc")" = "$2" ] && [ "$(cat "$tmp/$1.err")" = "$3" ] && [ ! -s "$tmp/$1.out" ] && return 0
+    echo "status $(cat "$tmp/$1.rc") (want $2), stderr (want '$3'):"
+    cat "$tmp/$1.err"
+    return 1
+}
 run_k nf "$K" ktime-no-such-program-xyz
-check "a program not found: status 127, the shell's message naming it" \
-    sh -c "[ \$(cat '$tmp/nf.rc') = 127 ] && grep -q 'ktime-no-such-program-xyz' '$tmp/nf.err'"
+check "a program not found on PATH: 127, one line, not the shell's" \
+    one_line nf 127 "ktime: ktime-no-such-program-xyz: command not found (not in PATH)"
+run_k nf2 "$K" ./ktime-no-such-program-xyz
+check "a program path that does not exist: 127, one line" \
+    one_line nf2 127 "ktime: ./ktime-no-such-program-xyz: no such file"
+run_k dir "$K" "$tmp"
+check "a directory: 126, one line (not 'Permission denied')" one_line dir 126 "ktime: $tmp is a directory, not a program"
 printf '#!/bin/sh\necho ran\n' >"$tmp/noexec"
 run_k nx "$K" "$tmp/noexec"
-check "a program that is not executable: status 126, not run" \
-    sh -c "[ \$(cat '$tmp/nx.rc') = 126 ] && ! grep -q ran '$tmp/nx.out'"
+check "a program that is not executable: status 126, not run, one line" \
+    one_line nx 126 "ktime: $tmp/noexec is not executable (no x permission for you: chmod +x, or run it through its interpreter)"
+mkdir "$tmp/pathnx" && cp "$tmp/noexec" "$tmp/pathnx/nxprog"
+run_k nxp PATH="$tmp/pathnx:$PATH" "$K" nxprog
+check "a program on PATH that is not executable: 126, one line naming the file" \
+    one_line nxp 126 "ktime: nxprog: $tmp/pathnx/nxprog is not executable (no x permission for you)"
 run_k nl KTIME_LIBRARY="$tmp/no/libktime.so" "$K" "$tmp/showenv"
 check "KTIME_LIBRARY names no file: status 127, a message naming it, not run" \
     sh -c "[ \$(cat '$tmp/nl.rc') = 127 ] && grep -q '^ktime: libktime.so not found (no $tmp/no/libktime.so' '$tmp/nl.err' && [ ! -s '$tmp/nl.out' ]"
@@ -258,4 +296,14 @@ printf 'print(1)\n' >"$tmp/tool.py"
 run_k nopy PATH="$tmp/nopy" KTIME_TOOL="$tmp/tool.py" /bin/sh "$K" merge x
 check "no python3: status 127 and a clear message" sh -c \
     "[ \$(cat '$tmp/nopy.rc') = 127 ] && grep -q \"^ktime: 'ktime merge' needs python3\" '$tmp/nopy.err'"
+if command -v python3 >/dev/null 2>&1; then
+    printf '#!/bin/sh\necho "my python $*"\n' >"$tmp/nopy/mypython"
+    chmod +x "$tmp/nopy/mypython"
+    run_k kpy KTIME_PYTHON="$tmp/nopy/mypython" KTIME_TOOL="$tmp/tool.py" "$K" diff a b
+    check "KTIME_PYTHON names the Python the subcommands run" sh -c \
+        "[ \$(cat '$tmp/kpy.rc') = 0 ] && grep -qx 'my python $tmp/tool.py diff a b' '$tmp/kpy.out'"
+    run_k kpyno KTIME_PYTHON="$tmp/nopy/none" KTIME_TOOL="$tmp/tool.py" "$K" diff a b
+    check "KTIME_PYTHON naming no program: 127, one line" one_line kpyno 127 \
+        "ktime: 'ktime diff' needs python3: KTIME_PYTHON=$tmp/nopy/none is not a program"
+fi
 finish

@@ -202,11 +202,18 @@ E2E_TESTS = \
 	tests/e2e/memops.sh \
 	tests/e2e/ranges.sh \
 	tests/e2e/ktool.sh \
+	tests/e2e/messages.sh \
+	tests/e2e/trydemo.sh \
+	tests/e2e/docs.sh \
+	tests/e2e/doclinks.sh \
 	tests/e2e/examples.sh \
 	tests/e2e/live.sh \
 	tests/e2e/ctl.sh
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += $(E2E_TESTS) tests/e2e/lib.sh tests/e2e/ktool_malformed.py tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
+# Run by tools/test.sh (make check TESTS=tests/e2e/pip.sh), not by every make check: it builds
+# ktime once more, as pip does.
+EXTRA_DIST += tests/e2e/pip.sh
+EXTRA_DIST += $(E2E_TESTS) tests/e2e/doclinks.py tests/e2e/lib.sh tests/e2e/ktool_malformed.py tests/e2e/README.md tests/e2e/rtldnext.c tests/e2e/rtldlater.c tests/e2e/dlwrap.c
 
 # ---------------------------------------------------------------- the fake CUPTI
 # libcupti.so.13: the fake driver's kernels as CUPTI activity records (tests/fake/README.md,

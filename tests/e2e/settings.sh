@@ -42,23 +42,23 @@ line() { printf '%-31s (%s)' "$1" "$2"; }
 N=$(wc -l <"$tmp/names")
 
 # --- the documentation's blocks ---------------------------------------------------------------
-check "the settings blocks of the launcher, README.md, docs/settings.md and the man pages are settings.def's (else: tools/settings.sh --update)" \
+check "the settings blocks of the launcher, docs/usage.md, docs/settings.md and the man pages are settings.def's (else: tools/settings.sh --update)" \
     sh "$SRC_DIR/tools/settings.sh" --check "$BUILD_DIR" "$SRC_DIR"
 
 # The check itself, on a copy of the documented files: it passes on the copy, fails on a cell
 # changed by hand and on a block without its end, and --update puts the generated text back.
 mkdir -p "$tmp/src/tools" "$tmp/src/docs" "$tmp/src/man"
-for f in tools/ktime.in README.md docs/settings.md man/libktime.7 man/ktime.1; do
+for f in tools/ktime.in docs/usage.md docs/settings.md man/libktime.7 man/ktime.1; do
     cp "$SRC_DIR/$f" "$tmp/src/$f" || e2e_fail_setup "cannot copy $f"
 done
 chk() { sh "$SRC_DIR/tools/settings.sh" "$@" "$BUILD_DIR" "$tmp/src" >"$tmp/chk.out" 2>&1; }
 check "the check passes on an unchanged copy" chk --check
-sed 's/^| `KTIME_WARMUP` | `5` |/| `KTIME_WARMUP` | `7` |/' "$SRC_DIR/README.md" >"$tmp/src/README.md"
-check "a README row changed by hand: the check fails and names README.md" \
+sed 's/^| `KTIME_WARMUP` | `5` |/| `KTIME_WARMUP` | `7` |/' "$SRC_DIR/docs/usage.md" >"$tmp/src/docs/usage.md"
+check "a row of docs/usage.md changed by hand: the check fails and names docs/usage.md" \
     sh -c "! sh '$SRC_DIR/tools/settings.sh' --check '$BUILD_DIR' '$tmp/src' >'$tmp/chk.out' 2>&1 &&
-           grep -q \"README.md's settings block differs\" '$tmp/chk.out' && grep -q '^+| .KTIME_WARMUP. | .5. |' '$tmp/chk.out'"
+           grep -q \"docs/usage.md's settings block differs\" '$tmp/chk.out' && grep -q '^+| .KTIME_WARMUP. | .5. |' '$tmp/chk.out'"
 chk --update
-check "--update writes the row back: the file is the original again" cmp "$SRC_DIR/README.md" "$tmp/src/README.md"
+check "--update writes the row back: the file is the original again" cmp "$SRC_DIR/docs/usage.md" "$tmp/src/docs/usage.md"
 grep -v 'settings: end' "$SRC_DIR/man/libktime.7" >"$tmp/src/man/libktime.7"
 check "a block without its end line: the check fails and says so" \
     sh -c "! sh '$SRC_DIR/tools/settings.sh' --check '$BUILD_DIR' '$tmp/src' >'$tmp/chk.out' 2>&1 &&

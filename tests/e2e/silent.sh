@@ -100,7 +100,7 @@ run_ktime typo KTIME_WARMPU=0 KTIME_OUTPUT="$tmp/typo.json" "$A" k=1000:10
 check "KTIME_WARMPU=0: one warning, the closest name" one_line "$tmp/typo.err" "^ktime: warning: KTIME_WARMPU is not a ktime variable and is ignored; did you mean KTIME_WARMUP?\$"
 check "KTIME_WARMPU=0: ignored (the default warmup)" jc "$tmp/typo.json" 'kernels[mangled=k].warmup_skipped' == 5
 run_ktime far KTIME_ZZZZZZZZZZ=1 KTIME_OUTPUT="$tmp/far.json" "$A" k=1000:10
-check "a name close to none: warned of without a guess" one_line "$tmp/far.err" "^ktime: warning: KTIME_ZZZZZZZZZZ is not a ktime variable and is ignored (README.md lists them)\$"
+check "a name close to none: warned of without a guess" one_line "$tmp/far.err" "^ktime: warning: KTIME_ZZZZZZZZZZ is not a ktime variable and is ignored (ktime --help lists them)\$"
 run_ktime typo-q KTIME_LOG=quiet KTIME_WARMPU=0 KTIME_OUTPUT="$tmp/typoq.json" "$A" k=1000:10
 check "KTIME_LOG=quiet: no warning" empty "$tmp/typo-q.err"
 

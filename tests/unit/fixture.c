@@ -178,6 +178,18 @@ bool fx_launch(void *fn, CUstream s, uint64_t ns)
     return fx_launch_r(fn, s, ns, CUDA_SUCCESS);
 }
 
+int fx_run(void *fn, CUstream s, int n, uint64_t ns)
+{
+    int bracketed = 0;
+
+    for (int i = 0; i < n; i++) {
+        bracketed += fx_launch(fn, s, ns);
+        assert_true(fd_sync(s));
+        drain_pass(&kt.drain);
+    }
+    return bracketed;
+}
+
 bool fx_memop(const struct memop *m, CUstream s, uint64_t ns)
 {
     struct launch L;

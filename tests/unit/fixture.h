@@ -67,6 +67,10 @@ int fx_watch_starts(void);
 bool fx_launch(void *fn, CUstream s, uint64_t ns);
 bool fx_launch_r(void *fn, CUstream s, uint64_t ns, CUresult r);
 
+/* n launches of fn on s of ns each, the program waiting for each and the drain folding each
+ * (drain_pass). Returns how many were bracketed. */
+int fx_run(void *fn, CUstream s, int n, uint64_t ns);
+
 /* The same for a memory operation m (memop.h) on s that takes ns, as hooks.c's memory
  * wrappers make it (bytes counted after the real call). */
 struct memop;

@@ -19,16 +19,10 @@ static void start(void)
     s = fd_stream(ctx);
 }
 
+/* n launches of k on s, each waited for and folded (fx_run). */
 static int run(void *k, int n)
 {
-    int bracketed = 0;
-
-    for (int i = 0; i < n; i++) {
-        bracketed += fx_launch(k, s, NS);
-        assert_true(fd_sync(s));
-        drain_pass(&kt.drain);
-    }
-    return bracketed;
+    return fx_run(k, s, n, NS);
 }
 
 /* One kernel's launches in every bucket, and the exit's drain; another on two devices. */

@@ -25,18 +25,10 @@ static void start(void)
     k2 = fd_kernel("k_two");
 }
 
-/* n launches of k, the program waiting for each, the drain folding each. Returns how many
- * were bracketed. */
+/* n launches of k on s, each waited for and folded (fx_run). */
 static int run(void *k, int n)
 {
-    int bracketed = 0;
-
-    for (int i = 0; i < n; i++) {
-        bracketed += fx_launch(k, s, NS);
-        assert_true(fd_sync(s));
-        drain_pass(&kt.drain);
-    }
-    return bracketed;
+    return fx_run(k, s, n, NS);
 }
 
 /* The rows of what ran, with every completed pair folded in; row of name (asserted). */

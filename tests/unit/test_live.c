@@ -28,16 +28,10 @@ static void start(void)
     s = fd_stream(ctx);
 }
 
+/* n launches of k on s, each waited for and folded (fx_run). */
 static int run(void *k, int n)
 {
-    int bracketed = 0;
-
-    for (int i = 0; i < n; i++) {
-        bracketed += fx_launch(k, s, NS);
-        assert_true(fd_sync(s));
-        drain_pass(&kt.drain);
-    }
-    return bracketed;
+    return fx_run(k, s, n, NS);
 }
 
 static void test_paused(void **state)
@@ -137,7 +131,7 @@ static void test_reset(void **state)
 
 /* ---- rows gathered on the drain thread while a thread launches ---- */
 
-static _Atomic int ticks, bad, stop_launching;
+static _Atomic int ticks, bad;
 static uint64_t last_calls;
 
 static void gather_tick(void)

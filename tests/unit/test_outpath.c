@@ -25,8 +25,10 @@ static const char *fake_getenv(const char *name)
 }
 
 /* Expands tmpl for pid 4242 on host "node7" with stderr captured into `captured`;
- * returns outpath_expand's result. */
+ * returns outpath_expand's result (outpath_resolve's, for the setting named in
+ * resolve_var, when it is set). */
 static char captured[8192];
+static const char *resolve_var;
 static int expand(const char *tmpl, const char *host, char *out, size_t outsz)
 {
     FILE *tmp = tmpfile();
@@ -36,7 +38,8 @@ static int expand(const char *tmpl, const char *host, char *out, size_t outsz)
 
     fflush(stderr);
     dup2(fileno(tmp), 2);
-    rc = outpath_expand(tmpl, 4242, host, out, outsz, fake_getenv);
+    rc = resolve_var ? outpath_resolve(resolve_var, tmpl, NULL, 4242, host, out, outsz, fake_getenv)
+                     : outpath_expand(tmpl, 4242, host, out, outsz, fake_getenv);
     dup2(saved, 2);
     close(saved);
     rewind(tmp);
@@ -72,7 +75,9 @@ static void expands_with_warning(const char *tmpl, const char *want, ...)
     assert_int_equal(expand(tmpl, "node7", out, sizeof out), 0);
     assert_string_equal(out, want);
     assert_int_equal(count_lines(captured), 1);
-    assert_non_null(strstr(captured, "ktime: warning: KTIME_OUTPUT: "));
+    if (!strstr(captured, resolve_var ? resolve_var : "ktime: warning: KTIME_OUTPUT: "))
+        fail_msg("the warning does not name %s: %s", resolve_var ? resolve_var : "KTIME_OUTPUT",
+                 captured);
     va_start(ap, want);
     for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
         if (!strstr(captured, s))
@@ -291,16 +296,32 @@ static void test_resolve(void **state)
 {
     char out[64];
 
-    assert_int_equal(outpath_resolve("t-%p.json", "/start/50%", 42, "h", out, sizeof out,
-                                     fake_getenv), 0);
+    assert_int_equal(outpath_resolve("KTIME_OUTPUT", "t-%p.json", "/start/50%", 42, "h", out,
+                                     sizeof out, fake_getenv), 0);
     assert_string_equal(out, "/start/50%/t-42.json");
-    assert_int_equal(outpath_resolve("/abs/%h.txt", "/start", 42, "h", out, sizeof out,
-                                     fake_getenv), 0);
+    assert_int_equal(outpath_resolve("KTIME_OUTPUT", "/abs/%h.txt", "/start", 42, "h", out,
+                                     sizeof out, fake_getenv), 0);
     assert_string_equal(out, "/abs/h.txt");
-    assert_int_equal(outpath_resolve("rel", NULL, 1, "h", out, sizeof out, fake_getenv), 0);
+    assert_int_equal(outpath_resolve("KTIME_OUTPUT", "rel", NULL, 1, "h", out, sizeof out,
+                                     fake_getenv), 0);
     assert_string_equal(out, "rel");
-    assert_int_equal(outpath_resolve("a-rather-long-name-%p.json", "/a/very/long/start/dir",
-                                     1, "h", out, 16, fake_getenv), -1);
+    assert_int_equal(outpath_resolve("KTIME_OUTPUT", "a-rather-long-name-%p.json",
+                                     "/a/very/long/start/dir", 1, "h", out, 16, fake_getenv), -1);
+}
+
+/* The warnings of KTIME_TRACE's or KTIME_DUMP_SAMPLES's template name that setting, not
+ * KTIME_OUTPUT, and list every placeholder. */
+static void test_resolve_names_its_setting(void **state)
+{
+    (void)state;
+    resolve_var = "KTIME_TRACE";
+    expands_with_warning("t-%x.json", "t-%x.json", "ktime: warning: KTIME_TRACE: '%x'",
+                         "%p, %h, %r, %l, %q{NAME}, %%", NULL);
+    resolve_var = "KTIME_DUMP_SAMPLES";
+    expands_with_warning("s-%q{NOPE}.txt", "s-.txt",
+                         "ktime: warning: KTIME_DUMP_SAMPLES: %q{NOPE}", "not set", NULL);
+    resolve_var = NULL;
+    expands_with_warning("r-%x.json", "r-%x.json", "%p, %h, %r, %l, %q{NAME}, %%", NULL);
 }
 
 int main(void)
@@ -318,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_bad_env_placeholder_kept),
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_resolve_names_its_setting),
         cmocka_unit_test(test_hostname),
     };
     log_set_level(LOG_WARN);
