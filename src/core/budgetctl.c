@@ -8,7 +8,6 @@
 void bctl_init(struct bctl *c, double budget, uint64_t seed)
 {
     *c = (struct bctl){ .budget = budget, .rng = seed ? seed : 0x9E3779B97F4A7C15ULL };
-    c->default_level = bctl_level(budget * BCTL_AIM);
 }
 
 int bctl_level(double p)
@@ -115,7 +114,6 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
     struct item *it = n ? calloc(n, sizeof *it) : NULL;
     int *before = n ? calloc(n, sizeof *before) : NULL;
     size_t m = 0;
-    int sparsest = -1;
 
     for (size_t i = 0; before && i < n; i++)
         before[i] = k[i].level;
@@ -132,20 +130,16 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
     fold(c, window_ns, spent);
 
     /* The next window, if the kernels launch as they did in this one: the untimed path first,
-     * then the kernels not known yet at their default rate, then the others. */
+     * then the kernels not known yet, timed at every launch until a sample of theirs has come
+     * back (a long kernel must not go unsampled for want of its length), then the others. */
     allow = allowance(c, window_ns) - seen * cost->untimed_ns;
     for (size_t i = 0; i < n; i++) {
-        if (k[i].drawn == 0)
-            continue;
+        if (k[i].drawn == 0 || !it)
+            continue; /* (out of memory: the rates in force stay) */
         double ci = bctl_timed_cost(cost, k[i].gated_share);
-        if (!(k[i].mean_ns > 0) || !it) {
-            k[i].level = c->default_level;
-            allow -= (double)k[i].drawn * ci * ldexp(1.0, -k[i].level);
-            continue;
-        }
-        /* Timing every launch costs at most the budget's aim of the kernel's own length:
-         * timed at every launch whatever the others spend. */
-        if (ci <= c->budget * BCTL_AIM * k[i].mean_ns) {
+        /* Not known yet, or timing every launch costs at most the budget's aim of the
+         * kernel's own length: timed at every launch whatever the others spend. */
+        if (!(k[i].mean_ns > 0) || ci <= c->budget * BCTL_AIM * k[i].mean_ns) {
             k[i].level = 0;
             allow -= (double)k[i].drawn * ci;
             continue;
@@ -155,11 +149,6 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
     if (m)
         qsort(it, m, sizeof *it, cmp_items);
     share_out(it, m, allow > 0 ? allow : 0);
-    for (size_t i = 0; i < m; i++)
-        if (it[i].k->level > sparsest)
-            sparsest = it[i].k->level;
-    if (sparsest >= 0)
-        c->default_level = sparsest;
     for (size_t i = 0; before && i < n; i++)
         if (k[i].dropped && k[i].level <= before[i])
             k[i].level = before[i] < BCTL_MAX_LEVEL ? before[i] + 1 : BCTL_MAX_LEVEL;

@@ -64,15 +64,13 @@ struct bctl {
     double wall_ns;     /* the windows so far */
     double spent_ns;    /* ktime's estimated cost over them */
     uint64_t windows;
-    int default_level;  /* the rate of a kernel not known yet: the sparsest one given */
     double timed_ns;    /* the mean cost of a timed launch in the last window that had one */
     int duty_level;     /* CUPTI: on 1/2^duty_level of the time */
     uint64_t rng;       /* the slices' random lengths */
 };
 
 /* Sets c up for a budget (a share: 0.01 for 1 %), with no window yet; seed: the slices'
- * random lengths (any value). Kernels not known yet start at the rate the budget would give a
- * kernel whose length is what its timed launch costs. */
+ * random lengths (any value). */
 void bctl_init(struct bctl *c, double budget, uint64_t seed);
 
 /* What a timed launch costs, in ns, for a kernel whose samples were gated_share gated: the
@@ -80,11 +78,13 @@ void bctl_init(struct bctl *c, double budget, uint64_t seed);
 double bctl_timed_cost(const struct bctl_costs *cost, double gated_share);
 
 /* The events timer: folds a window of window_ns in which kernels k[0..n) ran into c's cost so
- * far, then chooses each kernel's level for the next window (a kernel with no launch in the
- * window keeps its level; one whose timed launch costs at most budget x BCTL_AIM of its length
- * is timed at every launch, whatever the others spend; one whose length is not known yet gets c->default_level; one that
- * dropped launches for want of event pairs gets half its rate at most, so that the draw, not
- * the pool, leaves launches out, evenly). Returns the window's estimated cost in ns. */
+ * far, then chooses each kernel's level for the next window. A kernel with no launch in the
+ * window keeps its level. Timed at every launch, whatever the others spend: one whose timed
+ * launch costs at most budget x BCTL_AIM of its length, and one whose length is not known yet
+ * (no sample of it has come back: its samples may wait behind a long backlog, and a long
+ * kernel must not go unsampled meanwhile). One that dropped launches for want of event pairs
+ * gets half its rate at most, so that the draw, not the pool, leaves launches out, evenly.
+ * Returns the window's estimated cost in ns. */
 double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_ns,
                    struct bctl_kernel *k, size_t n);
 

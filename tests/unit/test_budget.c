@@ -87,6 +87,38 @@ static void test_window_levels(void **state)
     collect_free(&r);
 }
 
+/* A long kernel first launched behind short ones that are sampled, its samples not yet folded
+ * when the windows come (queued behind a backlog on a GPU): timed at every launch until its
+ * length is known, then for its length. No launch of it is left unsampled. */
+static void test_long_kernel_unknown_yet(void **state)
+{
+    struct report r;
+
+    (void)state;
+    start();
+    run(k_short, SHORT_NS, 1 + 300);
+    budget_window(10.0);
+    assert_true(atomic_load(&fx_entry(k_short)->level) > 0);
+    for (int w = 0; w < 3; w++) {
+        for (int i = 0; i < 20; i++) /* not folded: no sample of it has come back */
+            fx_launch(k_long, s, LONG_NS);
+        assert_true(fd_sync(s));
+        budget_window(10.0);
+        assert_int_equal(atomic_load(&fx_entry(k_long)->level), 0);
+    }
+    drain_pass(&kt.drain);
+    run(k_long, LONG_NS, 20);
+    budget_window(10.0);
+    assert_int_equal(atomic_load(&fx_entry(k_long)->level), 0);
+    rows(&r);
+    struct report_kernel *b = fx_row(&r, "k_long");
+    assert_int_equal(b->calls, 80);
+    assert_int_equal(fx_timed(&r, b), 79);
+    assert_int_equal(b->unsampled, 0);
+    fx_assert_buckets(&r, b);
+    collect_free(&r);
+}
+
 /* At level 2 the draw keeps the launches whose draw has its top 2 bits 0 (replayed from the
  * thread's seed); each kept sample counts 4 times, the first BUDGET_FIRST once; the model's
  * total is the weighted mean times the launches, marked estimated, and the row says 1 in 4. */
@@ -190,6 +222,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST(test_window_levels, "KTIME_BUDGET=1", "KTIME_WARMUP=1"),
+        FX_TEST(test_long_kernel_unknown_yet, "KTIME_BUDGET=1", "KTIME_WARMUP=1",
+                "KTIME_POOL_CAP=256"),
         FX_TEST(test_draw_and_weights, "KTIME_BUDGET=1", "KTIME_WARMUP=1"),
         FX_TEST(test_weighted_mean, "KTIME_BUDGET=1", "KTIME_WARMUP=1"),
         FX_TEST(test_off_under_cupti, "KTIME_BUDGET=1", "KTIME_TIMER=cupti",
