@@ -2,7 +2,9 @@
 """KTIME_BUDGET on a real GPU: what ktime costs under a budget of 1 %, and what the sampling does
 to each kernel's mean.
 
-usage: budget.py --lib LIB --out DIR [--runs 5] [--launches 200000] [--nvcc NVCC]
+usage: budget.py [--lib LIB] [--out DIR] [--runs 5] [--launches 200000] [--nvcc NVCC]
+  LIB: default build/src/.libs/libktime.so of this checkout; DIR: default $OUT/budget when OUT
+  is set, else /tmp/ktime-budget.
 
 Builds DIR/budget_app (nvcc) from the program below: kernels that spin on %globaltimer for a
 fixed time (10 us, and 1 ms), launched back to back on one stream, or by 8 threads onto one
@@ -101,12 +103,17 @@ def kernel(rep, part):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True)
-    ap.add_argument("--out", required=True)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--lib", default=os.path.join(root, "build", "src", ".libs", "libktime.so"))
+    ap.add_argument("--out", default=os.path.join(os.environ["OUT"], "budget") if os.environ.get("OUT")
+                    else "/tmp/ktime-budget")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--launches", type=int, default=200000)
     ap.add_argument("--nvcc", default=os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc"))
     a = ap.parse_args()
+    if not os.path.isfile(a.lib):
+        print(f"budget.py: no {a.lib} (build ktime first, or pass --lib)", file=sys.stderr)
+        return 2
     os.makedirs(a.out, exist_ok=True)
     if not shutil.which(a.nvcc) or not shutil.which("nvidia-smi"):
         print("skip: no nvcc or no GPU")
