@@ -164,8 +164,14 @@ double bctl_cupti(struct bctl *c, const struct bctl_costs *cost, double window_n
                    (double)toggles * cost->toggle_ns;
 
     fold(c, window_ns, spent);
-    if (seen == 0)
-        return spent; /* nothing to go by: the duty stays */
+    if (c->windows == 1 || seen == 0)
+        return spent; /* the start, launches queueing up; or nothing to go by: the duty stays */
+    c->seen += seen;
+    c->seen_ns += window_ns;
+    if ((double)c->seen * (cost->cupti_ns + cost->untimed_ns) <= c->budget * c->seen_ns) {
+        c->duty_level = 0; /* on all the time: no cycles, no switching */
+        return spent;
+    }
     double allow = allowance(c, window_ns) - (double)seen * cost->untimed_ns;
     double all_on = (double)seen * cost->cupti_ns;
     if (all_on <= allow) {

@@ -66,6 +66,8 @@ struct bctl {
     uint64_t windows;
     double timed_ns;    /* the mean cost of a timed launch in the last window that had one */
     int duty_level;     /* CUPTI: on 1/2^duty_level of the time */
+    uint64_t seen;      /* CUPTI: the launches of the windows so far but the first */
+    double seen_ns;     /* and those windows' time */
     uint64_t rng;       /* the slices' random lengths */
 };
 
@@ -90,7 +92,12 @@ double bctl_events(struct bctl *c, const struct bctl_costs *cost, double window_
 
 /* The CUPTI timer: folds a window of window_ns in which ktime saw `seen` launches, `recorded`
  * of them while CUPTI was on, and `toggles` on-off cycles; then chooses c->duty_level for the
- * next cycles, whose mean length is period_ns. Returns the window's estimated cost in ns. */
+ * next cycles, whose mean length is period_ns. The first window, where a program's launches
+ * queue up faster than they run, changes nothing. Then CUPTI is on all the time (level 0) while
+ * recording every launch of the windows so far (but the first) costs at most the budget: a
+ * launch costs CUPTI the same whichever are recorded, so there is nothing to trade; else it is
+ * on for the share of the time that the next window's allowance pays for. Returns the window's
+ * estimated cost in ns. */
 double bctl_cupti(struct bctl *c, const struct bctl_costs *cost, double window_ns,
                   uint64_t seen, uint64_t recorded, uint64_t toggles, double period_ns);
 

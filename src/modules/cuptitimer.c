@@ -22,10 +22,18 @@
 /* CUPTI's records, by kernel: the drain thread's (or the exit path's once it stopped). */
 static struct hw records;
 
+_Atomic int cuptitimer_off;
+_Atomic uint64_t *cuptitimer_unrecorded;
+
+/* Between the duty cycle's switches (drain thread) and a hand-over (the client's thread). */
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* 256 KB a buffer: about 1300 kernel records; KTIME_CUPTI_BUFFER_MB of them in all. CUPTI
  * also hands a buffer back every FLUSH_PERIOD_MS, full or not. */
 #define BUFFER_BYTES (256u * 1024u)
 #define FLUSH_PERIOD_MS 100
+/* At exit, after the duty cycle switched records off: no record for this long ends the wait. */
+#define STALL_MS 50
 
 #define CUPTI_FUNCTIONS(X)                                                                 \
     X(ActivityRegisterCallbacks,                                                           \
@@ -53,7 +61,7 @@ static struct {
     _Atomic int active;      /* records are coming to ktime */
     _Atomic int foreign;     /* another client showed up */
     _Atomic int started;     /* activity tracing was enabled for ktime */
-    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers;
+    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers, switches;
     char note[192];
     _Atomic(const char *) note_ptr;
     pid_t pid;               /* the process that enabled CUPTI: a child never flushes */
@@ -334,8 +342,10 @@ void cuptitimer_foreign(const char *what)
         return;
     }
     /* New launches go to events from here; what CUPTI holds of ktime's records comes back
-     * to ktime's callbacks before the client's replace them. */
+     * to ktime's callbacks before the client's replace them. The duty cycle switches no more. */
+    pthread_mutex_lock(&switch_lock);
     atomic_store(&kt.timing, TIMER_EVENTS);
+    atomic_store(&cuptitimer_off, 0);
     uint64_t before = atomic_load(&lib.completed);
     /* A plain flush first: it hands back the records of completed kernels with their
      * timestamps; a forced flush alone may hand them back without (docs/design.md, "Facts
@@ -348,9 +358,41 @@ void cuptitimer_foreign(const char *what)
               result_string(fr), (unsigned long long)(atomic_load(&lib.completed) - before),
               result_string(dr));
     atomic_store(&lib.active, 0);
+    pthread_mutex_unlock(&switch_lock);
     set_note("another CUPTI client (%s) took CUPTI over; later launches were timed with "
              "events", what);
     log_info("%s", lib.note);
+}
+
+bool cuptitimer_switch(bool on)
+{
+    CUptiResult r = CUPTI_SUCCESS;
+    bool ok = false;
+
+    pthread_mutex_lock(&switch_lock);
+    if (atomic_load(&lib.active) && !atomic_load(&lib.foreign) && getpid() == lib.pid &&
+        atomic_load(&kt.timing) == TIMER_CUPTI) {
+        if (on && atomic_load(&cuptitimer_off)) {
+            atomic_store(&cuptitimer_off, 0);
+            if ((r = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
+                atomic_store(&cuptitimer_off, 1);
+        } else if (!on && !atomic_load(&cuptitimer_off)) {
+            if ((r = lib.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) == CUPTI_SUCCESS) {
+                atomic_store(&cuptitimer_off, 1);
+                atomic_fetch_add(&lib.switches, 1);
+            }
+        }
+        ok = r == CUPTI_SUCCESS;
+    }
+    pthread_mutex_unlock(&switch_lock);
+    if (r != CUPTI_SUCCESS)
+        log_debug("CUPTI: switching kernel records %s: %s", on ? "on" : "off", result_string(r));
+    return ok;
+}
+
+uint64_t cuptitimer_switches(void)
+{
+    return atomic_load(&lib.switches);
 }
 
 void cuptitimer_finish(long wait_ms, uint64_t expected)
@@ -366,12 +408,22 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
         log_debug("exit: waiting for CUPTI's records of %llu launches (%llu so far)",
                   (unsigned long long)expected,
                   (unsigned long long)(records.records - records.in_graph));
+        /* After the duty cycle switched records off, the records of launches made just before
+         * a switch may never come: once none has come for STALL_MS, the rest count as
+         * incomplete rather than hold the exit for the whole wait. */
+        uint64_t got = UINT64_MAX;
+        double still = 0;
         for (;;) {
             lib.ActivityFlushAll(0);
             count_dropped(); /* a dropped record will not come */
             cuptitimer_drain();
-            if (records.records - records.in_graph + atomic_load(&lib.dropped) >= expected ||
-                waited >= wait_ms)
+            uint64_t now = records.records - records.in_graph + atomic_load(&lib.dropped);
+            if (now != got) {
+                got = now;
+                still = waited;
+            }
+            if (now >= expected || waited >= wait_ms ||
+                (atomic_load(&lib.switches) && waited - still >= STALL_MS))
                 break;
             nanosleep(&ms, NULL);
             waited = drain_now_ms() - t0;

@@ -168,6 +168,8 @@ static int build_settings(struct model *m, const struct report *r)
             .spent_ms = r->budget->spent_ms,
             .estimated_percent = r->budget->estimated_percent,
             .timed_ns = r->budget->timed_ns,
+            .cupti_on_1_in = r->budget->cupti ? r->budget->cupti_on_1_in : -1,
+            .unrecorded = r->budget->unrecorded,
         };
     }
     return m->oom ? -1 : 0;

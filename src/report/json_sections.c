@@ -132,6 +132,11 @@ static void json_settings(struct jw *w, const struct model *m)
         jw_num(w, "wall_ms", m->budget->wall_ms);
         jw_u64(w, "windows", m->budget->windows);
         jw_num(w, "timed_launch_ns", m->budget->timed_ns);
+        if (m->budget->cupti_on_1_in < 0)
+            jw_null(w, "cupti_on_1_in");
+        else
+            jw_i64(w, "cupti_on_1_in", m->budget->cupti_on_1_in);
+        jw_u64(w, "unrecorded", m->budget->unrecorded);
         jw_close(w);
     } else {
         jw_null(w, "budget");

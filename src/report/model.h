@@ -157,6 +157,9 @@ struct rm_budget {
     uint64_t windows;
     double wall_ms, spent_ms, estimated_percent;
     double timed_ns;           /* a timed launch's cost, on average, in the last window */
+    long cupti_on_1_in;        /* CUPTI's records on 1/N of the time at the end; -1: the
+                                * lever was the events' rates */
+    uint64_t unrecorded;       /* launches made while CUPTI's records were off */
 };
 
 struct rm_flush {

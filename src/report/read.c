@@ -82,7 +82,9 @@ static bool rd_budget(struct rd *r, const struct jv *root)
         !rd_num(r, b, "budget", "estimated_ms", false, false, 0, &o->spent_ms, NULL) ||
         !rd_num(r, b, "budget", "wall_ms", false, false, 0, &o->wall_ms, NULL) ||
         !rd_count(r, b, "budget", "windows", false, 0, &o->windows) ||
-        !rd_num(r, b, "budget", "timed_launch_ns", false, false, 0, &o->timed_ns, NULL))
+        !rd_num(r, b, "budget", "timed_launch_ns", false, false, 0, &o->timed_ns, NULL) ||
+        !rd_long(r, b, "budget", "cupti_on_1_in", &o->cupti_on_1_in) ||
+        !rd_count(r, b, "budget", "unrecorded", false, 0, &o->unrecorded))
         return rd_fail(r, "budget", "could not be read");
     o->percent = (long)percent;
     return true;

@@ -113,6 +113,9 @@ struct report_budget {
     double spent_ms;        /* ktime's estimated cost over them */
     double estimated_percent; /* spent / wall, in % */
     double timed_ns;        /* what a timed launch cost, on average, in the last window */
+    bool cupti;             /* the lever was CUPTI's records switched on and off */
+    long cupti_on_1_in;     /* then: on 1/N of the time at the end (1: all the time) */
+    uint64_t unrecorded;    /* then: launches made while its records were off */
 };
 
 struct report {

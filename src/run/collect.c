@@ -95,6 +95,7 @@ static void gather_entry(struct gather *g, struct ktab_entry *e, bool live)
     rk->failed += failed;
     rk->outside_range += part.outside_range;
     rk->paused += part.paused;
+    rk->unsampled += part.unsampled;
     rk->bytes += part.bytes;
     if (!rk->name)
         rk->name = part.name;

@@ -252,6 +252,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP) {
         if (!launch_untimed(L, k, s, ptds))
             return false;
+        cuptitimer_count_unrecorded(k);
         if (kt.cfg.flush_l2)
             flush_l2_untimed(s, ptds);
         return true;

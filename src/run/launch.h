@@ -9,6 +9,7 @@
 #include "budget.h"
 #include "capture.h"
 #include "control.h"
+#include "cuptitimer.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -135,8 +136,10 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
         /* A warmup launch, counted as such here, unless it goes into a capture (it never
          * runs): only while a capture is open anywhere does it ask its stream. */
         if (!(atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
-              launch_into_capture(k, s, ptds)))
+              launch_into_capture(k, s, ptds))) {
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
+            cuptitimer_count_unrecorded(k);
+        }
         return false;
     }
     /* Past its warmup, a launch made while timing is off (ktime ctl off) or outside the

@@ -90,6 +90,19 @@ for v in abc -1 101 1.5 '5%'; do
 done
 brun bs KTIME_BUDGET=1 KTIME_SAMPLE=4
 check "KTIME_BUDGET=1 KTIME_SAMPLE=4: one warning, KTIME_SAMPLE ignored (totals.sample 1)" sh -c "[ \$(wc -l <'$tmp/bs.err') = 1 ] && grep -q 'KTIME_SAMPLE=4 is ignored' '$tmp/bs.err' && '$JCHECK' '$tmp/bs.json' totals.sample == 1 && '$JCHECK' '$tmp/bs.json' budget.percent == 1"
+# Under CUPTI the lever is the share of the time its kernel records are on: whatever the
+# machine's pace made of the duty, every launch is in one bucket, the launches made while the
+# records were off are the rows' unsampled ones and the budget's unrecorded, and every record
+# is exact.
 brun bc KTIME_BUDGET=1 KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
-check "KTIME_BUDGET=1 KTIME_TIMER=cupti: one warning, the budget off, every record timed" sh -c "[ \$(wc -l <'$tmp/bc.err') = 1 ] && grep -q 'KTIME_BUDGET=1 works with KTIME_TIMER=events only' '$tmp/bc.err' && '$JCHECK' '$tmp/bc.json' budget == null && '$JCHECK' '$tmp/bc.json' totals.unsampled == 0"
+R=$tmp/bc.json
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: same exit status and stdout as without ktime" same_run base bc
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: nothing on stderr" empty "$tmp/bc.err"
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: timed by CUPTI, the budget's lever CUPTI's records (cupti_on_1_in a number)" sh -c "'$JCHECK' '$R' timer.used == cupti && '$JCHECK' '$R' budget.percent == 1 && '$JCHECK' '$R' budget.cupti_on_1_in '>=' 1"
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: every launch in exactly one bucket" buckets "$R"
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: the rows' unsampled launches are the budget's unrecorded ones" sh -c "[ \$(( \$('$JCHECK' '$R' '$s.unsampled') + \$('$JCHECK' '$R' '$l.unsampled') )) = \$('$JCHECK' '$R' budget.unrecorded) ] && [ \$('$JCHECK' '$R' totals.unsampled) = \$('$JCHECK' '$R' budget.unrecorded) ]"
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: every record of the short kernel exactly 15.625 us" samples_exact "$R" k_small 15.625
+echo "# cupti: on 1/$(jv "$R" budget.cupti_on_1_in) of the time at the end, $(jv "$R" budget.unrecorded) launches unrecorded"
+brun bb KTIME_BUDGET=1 KTIME_TIMER=both KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
+check "KTIME_BUDGET=1 KTIME_TIMER=both: one warning, the budget off, every launch timed" sh -c "[ \$(wc -l <'$tmp/bb.err') = 1 ] && grep -q 'KTIME_BUDGET=1 works with KTIME_TIMER=events or cupti' '$tmp/bb.err' && '$JCHECK' '$tmp/bb.json' budget == null && '$JCHECK' '$tmp/bb.json' totals.unsampled == 0"
 finish

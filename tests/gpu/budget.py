@@ -20,8 +20,9 @@ Checks (medians over the runs):
   - the 1 ms kernel timed at every launch past warmup (sampled_1_in 1, unsampled 0);
   - burst, events + budget: launches left untimed for want of event pairs (pool_exhausted)
     under 5 % of the launches (the draw chooses what is left out, not the pool);
-  - cupti + budget: run time <= bare + 1 % (the budget does not act under CUPTI yet: ktime
-    warns and times every record; this line shows what that costs).
+  - cupti + budget: run time <= bare + 1 %; CUPTI's records on all the time for back-to-back
+    10 us kernels (budget.cupti_on_1_in 1, nothing unrecorded) when recording them fits in the
+    budget, and no launch incomplete at exit.
 Prints one "ok"/"not ok" line per check and a table; writes DIR/budget.md. Exit 0 when all
 pass, 1 otherwise, 77 without nvcc or a GPU.
 """
@@ -157,6 +158,14 @@ def main():
     k10 = kernel(last, "spin10")
     print(f"# spin10: sampled 1 in {k10.get('sampled_1_in')}, {k10['timed']} timed, {k10['unsampled']} unsampled;"
           f" budget {json.dumps(last.get('budget'))}")
+    cb = res[("b2b", "cupti+budget")][-1][1]
+    b = cb.get("budget") or {}
+    inc = sum(k["incomplete"] for k in cb["kernels"])
+    print(f"# cupti+budget: records on 1/{b.get('cupti_on_1_in')} of the time at the end, "
+          f"{b.get('unrecorded')} launches unrecorded of {cb['totals']['launches_seen']}, "
+          f"{inc} incomplete; budget {json.dumps(b)}")
+    check(b.get("cupti_on_1_in") == 1 and b.get("unrecorded") == 0 and inc == 0,
+          "cupti, KTIME_BUDGET=1: back-to-back 10 us kernels recorded all the time (on 1/1, 0 unrecorded, 0 incomplete)")
     for n in ("events", "events+budget"):
         rep = res[("burst", n)][-1][1]
         pe = rep["totals"]["dropped_reasons"]["pool_exhausted"]
