@@ -17,7 +17,9 @@
 # (4242), the host (node7), the start and end times, the git revision libktime was built from
 # (0123abc, and the `(git ...)` is shown even for a build outside git), the fake NVML's path and
 # the time between its first and last reading. Everything else is what libktime wrote: the
-# fake's kernels take exact simulated times, so the numbers are the same on every run.
+# fake's kernels take exact simulated times, so the numbers are the same on every run. The
+# launch calls' times are the host's own, which vary: the examples timed with events leave
+# them out (KTIME_LAUNCH_TIMES=0); those timed with the fake CUPTI have its fixed ones.
 set -u
 mode=check
 case "${1:-}" in
@@ -54,6 +56,7 @@ ln -s "$app" "$tmp/run/app" || exit 2
 SAXPY='_Z5saxpyIfEviT_PKS0_PS0_=12000,12500,13000:200'
 GEMM='_ZN4gemm6kernelILi128ELi64EEEvPKfS2_Pfiii=250000:12'
 SCALE='_Z5scalePfif=28000:50'
+NCCL='_Z23ncclDevKernel_AllReduceP11ncclDevComm=60000:20'
 
 # ex FILE [VAR=VALUE...] ./app ARGS...: run ./app ARGS under libktime, report to FILE.
 ex() {
@@ -64,7 +67,7 @@ ex() {
         ${ASAN_OPTIONS:+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS:+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
         ${TSAN_OPTIONS:+TSAN_OPTIONS="$TSAN_OPTIONS"} \
         KTIME_NVML_LIB="$nvml" KTIME_NVML_INTERVAL_MS=60000 CUDA_MPS_PIPE_DIRECTORY="$tmp/nomps" \
-        KTIME_LOG=quiet KTIME_OUTPUT="$tmp/raw-$_f" "$@" >"$tmp/$_f.out" 2>"$tmp/$_f.err") ||
+        KTIME_LOG=quiet KTIME_LAUNCH_TIMES=0 KTIME_OUTPUT="$tmp/raw-$_f" "$@" >"$tmp/$_f.out" 2>"$tmp/$_f.err") ||
         { echo "examples: ./app $* failed:" >&2; cat "$tmp/$_f.err" >&2; exit 1; }
     [ -s "$tmp/raw-$_f" ] || { echo "examples: no report for $_f" >&2; exit 1; }
     sed -e 's/^\(ktime [^ :]*\)\( (git [^)]*)\)\{0,1\}: /\1 (git 0123abc): /' \
@@ -87,6 +90,11 @@ ex report.csv ./app "$SAXPY" "$SCALE" "$GEMM"
 # report-gpus-shapes.txt: two GPUs (a row per GPU under each kernel; each kernel warms up once
 # more on the second GPU, where its module loads) and KTIME_GROUP=shape (a row per launch shape).
 ex report-gpus-shapes.txt FAKECUDA_DEVICES=2 KTIME_GROUP=shape ./app --devices 2 --shapes 2 "$SAXPY" "$SCALE"
+# report-where.txt: the CUPTI timer (the fake CUPTI: each launch call 2 us, each kernel starting
+# 3 us after its call returned), the GPU idle 20 us before each kernel, an NCCL kernel among
+# the others, the launches' table (KTIME_LAUNCH_COLUMNS=1).
+ex report-where.txt KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_LAUNCH_TIMES=1 \
+    KTIME_LAUNCH_COLUMNS=1 FAKECUDA_IDLE_NS=20000 ./app --stream "$SAXPY" "$NCCL" "$GEMM"
 
 # The JSON's name/mangled pairs must be what c++filt says.
 sed -n 's/^      "name": "\(.*\)",$/\1/p' "$tmp/out/report.json" >"$tmp/names"

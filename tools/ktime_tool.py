@@ -113,6 +113,8 @@ def load_json(path):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if e.end == len(data) and "unexpected end" in str(e.reason):
+            raise KtoolError("%s: truncated (a character cut short at byte %d)" % (path, e.start))
         raise KtoolError("%s: not UTF-8 (byte %d), not a ktime JSON report" % (path, e.start))
     def no_constant(word):
         raise ValueError("%s is not a JSON number (RFC 8259)" % word)
@@ -181,6 +183,17 @@ RANGES = {"attribution": "str", "nvtx": "str", "unmatched_pops": "count", "too_d
                                  "wall_ms": "num", "timed": "count", "total_ms": "num",
                                  "kernels": ("list", RANGE_KERNEL)}),
           "nullable": True}
+ORIGIN = {"input": "count", "rank": "int?", "host": "str?"}
+GPU_BUSY = {"unplaced": "count",
+            "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                "busy_ms": "num", "span_ms": "num"})),
+            "ranges": ("list", {"name": "str?", "name_bytes": "str", "wall_ms": "num",
+                                "busy_ms": "num", "busy_percent": "num?", "intervals": "count"}),
+            "nullable": True}
+COMMUNICATION = {"pattern": "str",
+                 "devices": ("list", dict(ORIGIN, **{"!device": "count", "method": "str",
+                                                     "kernels": "count", "comm_ms": "num"})),
+                 "least_waiting": "int?", "nullable": True}
 DEVICE = {"!ordinal": "count", "name": "str", "name_bytes": "str", "uuid": "str?",
           "driver_version": "count", "driver": "str?", "floor_events_us": "num?",
           "floor_hw_us": "num?", "host": "str?", "host_ordinal": "count"}
@@ -200,6 +213,7 @@ REPORT = {
     "conditions": {"text": ("list", "str"), "nullable": True},
     "!devices": ("list", DEVICE), "!kernels": ("list", KERNEL),
     "memops": ("list?", MEMOP), "ranges": RANGES, "note": "str?",
+    "gpu_busy": GPU_BUSY, "communication": COMMUNICATION,
     "merged_from": ("list", {"rank": "int?", "host": "str?", "pid": "int?", "file": "str?"}),
     "!totals": dict({k: "count" for k in ("launches_seen", "timed", "ungated", "warmup_skipped",
                                            "captured", "dropped", "failed_launches",
@@ -715,6 +729,64 @@ def same_or(vals, other=None):
     return vals[0] if all(v == vals[0] for v in vals) else other
 
 
+def _origin(e, i, r, devmap):
+    """An input's busy or communication entry in a merged report: its device on the merged
+    devices, and which input, rank and host it came from."""
+    e = dict(e)
+    e["device"] = devmap[i].get(e.get("device"), e.get("device"))
+    e["input"] = i
+    e["rank"] = r.get("rank")
+    e["host"] = r.get("host")
+    return e
+
+
+def merge_busy(reps, devmap):
+    """gpu_busy of a merged report: every input's GPUs side by side (each GPU's busy time is
+    its own run's: spans of different processes are not added), the ranges' busy and wall
+    time summed by name."""
+    bs = [(i, r, r["gpu_busy"]) for i, r in enumerate(reps) if isinstance(r.get("gpu_busy"), dict)]
+    if not bs:
+        return None
+    devs, ranges, order = [], {}, []
+    for i, r, b in bs:
+        devs += [_origin(d, i, r, devmap) for d in b.get("devices", [])]
+        for g in b.get("ranges", []):
+            key = g.get("name")
+            if key not in ranges:
+                ranges[key] = {"name": key, "wall_ms": 0.0, "busy_ms": 0.0, "intervals": 0}
+                if "name_bytes" in g:
+                    ranges[key]["name_bytes"] = g["name_bytes"]
+                order.append(key)
+            for f in ("wall_ms", "busy_ms", "intervals"):
+                ranges[key][f] += g.get(f, 0) or 0
+    out_ranges = []
+    for key in order:
+        g = ranges[key]
+        g["busy_percent"] = 100.0 * g["busy_ms"] / g["wall_ms"] if g["wall_ms"] > 0 else None
+        out_ranges.append(g)
+    out_ranges.sort(key=lambda g: -g["busy_ms"])
+    return {"unplaced": sum(b.get("unplaced", 0) or 0 for _, _, b in bs), "devices": devs,
+            "ranges": out_ranges}
+
+
+def merge_comm(reps, devmap):
+    """communication of a merged report: every input's GPUs side by side, and the entry that
+    spent least time in communication (the rank that waits least for the others: the
+    straggler's sign), with two entries or more."""
+    cs = [(i, r, r["communication"]) for i, r in enumerate(reps)
+          if isinstance(r.get("communication"), dict)]
+    if not cs:
+        return None
+    devs = []
+    for i, r, c in cs:
+        devs += [_origin(d, i, r, devmap) for d in c.get("devices", [])]
+    least = None
+    if len(devs) >= 2:
+        least = min(range(len(devs)), key=lambda j: (devs[j].get("comm_ms", 0) or 0, j))
+    return {"pattern": same_or([c.get("pattern") for _, _, c in cs], "mixed"), "devices": devs,
+            "least_waiting": least}
+
+
 def merge_reports(inputs, verb="merge"):
     """inputs: [(path, report)]. Returns the merged report (docs/tools.md)."""
     for path, r in inputs:
@@ -797,6 +869,8 @@ def merge_reports(inputs, verb="merge"):
             mp[d["ordinal"]] = index[key]
         devmap.append(mp)
     m["devices"] = devices
+    m["gpu_busy"] = merge_busy(reps, devmap)
+    m["communication"] = merge_comm(reps, devmap)
 
     # Kernels, by kind and mangled name.
     groups, order = {}, []
@@ -1151,13 +1225,76 @@ def plot_labels(names):
             for s, _ in short_names("plot", rows, 48)]
 
 
+def busy_bars(r):
+    """Per GPU timeline of gpu_busy (and of a merged report, per input): its label and its
+    span cut into compute alone, communication overlapping compute, communication exposed and
+    idle, in ms; [] when the report has no gpu_busy."""
+    busy = r.get("gpu_busy") or {}
+    comm = {(e["device"], e["method"], e.get("input")): e
+            for e in (r.get("communication") or {}).get("devices", [])}
+    bars = []
+    for d in busy.get("devices", []):
+        c = comm.get((d["device"], d["method"], d.get("input")))
+        cb = c["comm_busy_ms"] if c else 0.0
+        ov = c["overlap_ms"] if c else 0.0
+        who = "gpu %d" % d["device"]
+        if d.get("rank") is not None:
+            who = "rank %d %s" % (d["rank"], who)
+        elif d.get("input") is not None:
+            who = "input %d %s" % (d["input"], who)
+        bars.append(("%s (%s)" % (who, d["method"]),
+                     [max(d["busy_ms"] - cb, 0.0), ov, max(cb - ov, 0.0), max(d["span_ms"] - d["busy_ms"], 0.0)]))
+    return bars
+
+
+def plot_busy(ax, bars):
+    """The busy/idle bar of each GPU: the share of its span in each part (busy_bars)."""
+    parts = (("compute (no communication)", "#4878a8"), ("communication overlapping compute", "#68a868"),
+             ("communication exposed", "#d08030"), ("idle", "#d0d0d0"))
+    y = list(range(len(bars)))[::-1]
+    left = [0.0] * len(bars)
+    for j, (label, color) in enumerate(parts):
+        widths = [100.0 * v[j] / sum(v) if sum(v) > 0 else 0.0 for _, v in bars]
+        ax.barh(y, widths, left=left, color=color, label=label)
+        left = [a + w for a, w in zip(left, widths)]
+    ax.set_yticks(y)
+    ax.set_yticklabels([label for label, _ in bars], fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the GPU's span, first kernel start to last end (%)")
+    ax.set_title("where the GPU time went: busy, communication overlap, idle (gpu_busy)")
+    ax.legend(fontsize=7, loc="lower right", ncol=2)
+
+
+def with_busy(plt, fig_rows, r, draw):
+    """A figure of draw(axes) over a row of busy bars when r has gpu_busy."""
+    bars = busy_bars(r)
+    if not bars:
+        return None
+    fig = plt.figure(figsize=(12, fig_rows + 1.5 + 0.35 * len(bars)))
+    gs = fig.add_gridspec(2, 2, height_ratios=[fig_rows, 1 + 0.35 * len(bars)])
+    draw(fig, gs)
+    plot_busy(fig.add_subplot(gs[1, :]), bars)
+    return fig
+
+
 def plot_report(r, plt, top):
     ks = [k for k in r["kernels"] if k["timed"] > 0][:top]
     if not ks:
         raise KtoolError("ktime plot: the report has no timed kernel to plot")
     labels = plot_labels([raw(k, "name") for k in ks])[::-1]
-    fig, (a1, a2) = plt.subplots(1, 2, sharey=True, figsize=(12, 1.2 + 0.4 * len(ks)),
-                                 gridspec_kw={"width_ratios": [1, 1]})
+    holder = {}
+
+    def draw(fig, gs):
+        a1 = fig.add_subplot(gs[0, 0])
+        holder["axes"] = (a1, fig.add_subplot(gs[0, 1], sharey=a1))
+
+    fig = with_busy(plt, 1.2 + 0.4 * len(ks), r, draw)
+    if fig:
+        a1, a2 = holder["axes"]
+        plt.setp(a2.get_yticklabels(), visible=False)
+    else:
+        fig, (a1, a2) = plt.subplots(1, 2, sharey=True, figsize=(12, 1.2 + 0.4 * len(ks)),
+                                     gridspec_kw={"width_ratios": [1, 1]})
     y = list(range(len(ks)))
     a1.barh(y, [k["percent"] for k in ks][::-1], color="#4878a8")
     a1.set_yticks(y)
@@ -1188,7 +1325,13 @@ def plot_merged(r, plt, top):
             row[e["input"]] = e["total_ms"]
         mean = sum(row) / len(row)
         grid.append([v / mean if mean > 0 else 0.0 for v in row])
-    fig, ax = plt.subplots(figsize=(2 + 0.5 * len(inputs), 1.2 + 0.4 * len(ks)))
+    holder = {}
+    fig = with_busy(plt, 1.2 + 0.4 * len(ks), r,
+                    lambda f, gs: holder.setdefault("ax", f.add_subplot(gs[0, :])))
+    if fig:
+        ax = holder["ax"]
+    else:
+        fig, ax = plt.subplots(figsize=(2 + 0.5 * len(inputs), 1.2 + 0.4 * len(ks)))
     im = ax.imshow(grid, aspect="auto", cmap="RdBu_r", vmin=0, vmax=2)
     ax.set_xticks(range(len(inputs)))
     ax.set_xticklabels([rank_label(e, i) for i, e in enumerate(inputs)], fontsize=8)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -421,14 +422,22 @@ static void settle(struct config *c, enum setting_id id, const char *s)
             set_origin(c, SETTING_SAMPLE, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, SETTING_SAMPLE));
         }
         break;
-    case SETTING_CAPTURE:
-        /* CUPTI's records cannot be left out: a capture range needs the events timer. */
-        if (s && c->capture != CAPTURE_ALL && c->timer != TIMER_EVENTS) {
-            log_warn("KTIME_CAPTURE=%s works with KTIME_TIMER=events only (CUPTI records every "
-                     "kernel); with KTIME_TIMER=%s every launch is timed", s,
-                     timer_kind_name(c->timer));
-            c->capture = CAPTURE_ALL;
-            set_origin(c, id, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, id));
+    case SETTING_COMM:
+        /* A pattern that does not compile is refused, as a bad word would be. */
+        if (c->comm == COMM_MATCH && c->comm_pattern) {
+            regex_t re;
+            int rc = regcomp(&re, c->comm_pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+            if (rc != 0) {
+                char why[128];
+                regerror(rc, &re, why, sizeof why);
+                log_warn("KTIME_COMM='%s': not a regular expression (%s); using auto", s, why);
+                c->comm = COMM_AUTO;
+                free((char *)c->comm_pattern);
+                c->comm_pattern = NULL;
+                set_origin(c, id, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, id));
+            } else {
+                regfree(&re);
+            }
         }
         break;
     default:
@@ -476,6 +485,18 @@ void config_load(struct config *c, const char *(*get)(const char *))
     for (int id = 0; id < CONFIG_NSETTINGS; id++)
         if (id != SETTING_LOG)
             load_one(c, id, get, marker);
+}
+
+const char *config_comm_pattern(const struct config *c)
+{
+    switch (c->comm) {
+    case COMM_OFF:
+        return NULL;
+    case COMM_MATCH:
+        return c->comm_pattern ? c->comm_pattern : COMM_AUTO_PATTERN;
+    default:
+        return COMM_AUTO_PATTERN;
+    }
 }
 
 void config_free(struct config *c)

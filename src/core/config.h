@@ -48,6 +48,23 @@ enum start_mode {
 /* KTIME_RANGES: which of the ranges open on a launch's thread the launch belongs to. */
 enum range_attribution { RANGES_INNERMOST, RANGES_OUTERMOST };
 
+/* KTIME_BUSY: whether the GPUs' busy time is measured. */
+enum busy_mode {
+    BUSY_AUTO, /* with CUPTI's records only (KTIME_TIMER=cupti or both): exact, and free */
+    BUSY_ON,   /* with events too: each sample placed on the timeline (a second elapsed-time
+                * call per sample, a reference event per context), approximately */
+    BUSY_OFF
+};
+
+/* KTIME_COMM: which kernels are communication. */
+enum comm_mode {
+    COMM_AUTO,  /* NCCL's, NVSHMEM's, MSCCL's and RCCL's, by name (COMM_AUTO_PATTERN) */
+    COMM_OFF,   /* none */
+    COMM_MATCH  /* those whose mangled name matches comm_pattern (POSIX extended, any case) */
+};
+#define COMM_AUTO_PATTERN "nccl|nvshmem|msccl|rccl"
+
+
 /* KTIME_<ID>'s index in config_settings[]: SETTING_WARMUP, SETTING_OUTPUT, ... */
 enum setting_id {
 #define SETTING_BOOL(ID, ...) SETTING_##ID,
@@ -153,6 +170,9 @@ const char *config_value(const struct config *c, enum setting_id id, char *buf, 
  * option", "launcher default", "from KTIME_OUTPUT's suffix"; with "; refused: ..." when a
  * value given was refused. Into buf (n bytes); returns buf. */
 const char *config_origin_text(const struct config *c, enum setting_id id, char *buf, size_t n);
+
+/* What KTIME_COMM selects: the pattern kernel names are matched against, or NULL (none). */
+const char *config_comm_pattern(const struct config *c);
 
 /* Fills *c with the defaults, then with what getenv_fn() returns for each KTIME_*
  * variable. A bad value gets one "ktime: warning:" line naming the variable and the

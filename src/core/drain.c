@@ -32,6 +32,9 @@ void drain_init(struct drain *d, const struct event_ops *ops)
     d->tick = NULL;
     d->trace = NULL;
     d->sample = NULL;
+    d->record = NULL;
+    d->place = false;
+    d->unplaced = 0;
     d->grow_clock = monotonic_ns;
     atomic_init(&d->started, false);
     atomic_init(&d->stop, 0);
@@ -124,35 +127,31 @@ void drain_pool_gone(struct drain *d, struct pool *p)
     atomic_store_explicit(&p->dead, 1, memory_order_release);
 }
 
-/* Where the sample of slot id (ms long) began: against the pool's reference event, a second
+/* Where the sample of slot id began: against the pool's reference event, a second
  * elapsed-time call. cuEventElapsedTime's float milliseconds keep about 0.1 us up to a second
  * (a 24-bit mantissa): a sample that far past the reference becomes the next reference, and
- * its slot stays out of use. Returns true when it kept the slot. */
-static bool trace_place(struct drain *d, struct pool *p, uint32_t id, float ms)
+ * its slot stays out of use (*kept). Returns true with *ts when placed. */
+static bool place(struct drain *d, struct pool *p, uint32_t id, uint64_t *ts, bool *kept)
 {
     struct pool_slot *s = &p->slots[id];
     float off;
 
-    if (atomic_load_explicit(&p->anchor_state, memory_order_acquire) != 2) {
-        d->trace->unplaced++;
+    *kept = false;
+    if (atomic_load_explicit(&p->anchor_state, memory_order_acquire) != 2)
         return false;
-    }
     void *ref = p->anchor_slot == UINT32_MAX ? p->anchor : p->slots[p->anchor_slot].start;
     if (!p->ref_ns)
         p->ref_ns = p->anchor_ns;
-    if (d->ops->elapsed(ref, s->start, &off) != 0) {
-        d->trace->unplaced++; /* the reference has not completed (another stream's) */
-        return false;
-    }
-    uint64_t ts = (uint64_t)((int64_t)p->ref_ns + llround((double)off * 1e6));
-    trace_add(d->trace, ts, (uint64_t)llround((double)ms * 1e6), NULL, s->kernel, p->device,
-              s->stream, &s->shape);
+    if (d->ops->elapsed(ref, s->start, &off) != 0)
+        return false; /* the reference has not completed (another stream's) */
+    *ts = (uint64_t)((int64_t)p->ref_ns + llround((double)off * 1e6));
     if (off < 1000.0f)
-        return false;
+        return true;
     if (p->anchor_slot != UINT32_MAX)
         pool_release(p, p->anchor_slot);
     p->anchor_slot = id;
-    p->ref_ns = ts;
+    p->ref_ns = *ts;
+    *kept = true;
     return true;
 }
 
@@ -193,8 +192,24 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
     } else if (a) {
         a->errors++;
     }
-    bool kept = r == 0 && a && !voided && d->trace && p->anchor &&
-                trace_place(d, p, p->pending[j], ms);
+    bool kept = false, placed = false;
+    uint64_t ts = 0;
+    if (r == 0 && a && !voided && (d->trace || d->place) && p->anchor) {
+        placed = place(d, p, p->pending[j], &ts, &kept);
+        if (!placed) {
+            d->unplaced++;
+            if (d->trace)
+                d->trace->unplaced++;
+        } else if (d->trace) {
+            trace_add(d->trace, ts, (uint64_t)llround((double)ms * 1e6), NULL, s->kernel,
+                      p->device, s->stream, &s->shape);
+        }
+    }
+    if (r == 0 && a && !voided && d->record) {
+        struct drain_out o = { s->kernel, p->device, s->stream, s->range, placed, ts,
+                               (uint64_t)llround((double)ms * 1e6), s->api_ns };
+        d->record(&o);
+    }
     if (!kept)
         pool_release(p, p->pending[j]);
     p->pending[j] = UINT32_MAX;

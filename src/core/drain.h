@@ -38,6 +38,19 @@ struct agg {
     UT_hash_handle hh;
 };
 
+/* One sample as the modules see it (drain.record): a timed launch, where it ran, when (on the
+ * timeline of its context's reference event, when placed) and its launch call's time. */
+struct drain_out {
+    uint32_t kernel;       /* ktab id */
+    int device;
+    uintptr_t stream;      /* unique per context (per thread for per-thread streams) */
+    uint16_t range;        /* the range it was launched in, 0: none */
+    bool placed;           /* start_ns is known */
+    uint64_t start_ns;     /* CLOCK_MONOTONIC-based, when placed */
+    uint64_t dur_ns;       /* the event interval */
+    uint32_t api_ns;       /* the launch call's wall time, 0: not measured */
+};
+
 struct drain {
     const struct event_ops *ops;
     struct pool *pools[DRAIN_MAX_POOLS];
@@ -52,6 +65,11 @@ struct drain {
                                   * set before the thread starts */
     void (*sample)(uint32_t kernel, int device, double us); /* every sample folded, if set
                                   * (KTIME_DUMP_SAMPLES); set before the thread starts */
+    void (*record)(const struct drain_out *o); /* every sample folded, if set (the modules);
+                                  * set before the thread starts */
+    bool place;                  /* place every sample on the timeline (pools get a reference
+                                  * event), not only the trace's; set before the first pool */
+    uint64_t unplaced;           /* samples that could not be placed (drain thread) */
     uint64_t (*grow_clock)(void); /* CLOCK_MONOTONIC ns, what a growth step is timed by
                                    * (drain_init sets it; a test may replace it) */
     pthread_mutex_t pass_lock;   /* held by the drain thread through each pass; taken by a

@@ -34,6 +34,7 @@ struct pool_slot {
     struct kshape shape;  /* its grid, block and dynamic shared memory (0s: a graph) */
     uint64_t bytes;       /* a memory operation's bytes (0: a launch) */
     uint16_t range;       /* the range (rangestack.h) open on the launching thread, 0: none */
+    uint32_t api_ns;      /* the launch call's wall time, ns (saturated); 0: not measured */
     uint8_t level;        /* drawn at a rate of 1 in 2^level: the sample stands for 2^level
                            * launches (KTIME_BUDGET; 0 otherwise) */
     uint32_t seq;         /* the last value its gate word was given (never reused soon) */

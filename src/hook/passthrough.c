@@ -1,6 +1,7 @@
 /* passthrough.c - the CUDA runtime's and CUPTI's entry points that libktime exports: the
- * runtime's pass straight through (their launches are timed at the driver layer); CUPTI's tell
- * the CUPTI timer that another client arrived, then pass through. */
+ * runtime's pass through (their launches are timed at the driver layer; under the CUPTI timer
+ * a launch made in a range pushes it first, for CUPTI's records of the runtime call); CUPTI's
+ * tell the CUPTI timer that another client arrived, then pass through. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "passthrough.h"
 
@@ -55,7 +56,13 @@ KTIME_NO_SAN static void *runtime_real(const char *name)
             log_debug("%s passes through to the CUDA runtime (%s)", #name,                 \
                       real ? "found" : "none loaded");                                     \
         }                                                                                  \
-        return real ? real args : cudaErrorSymbolNotFound;                                 \
+        if (!real)                                                                         \
+            return cudaErrorSymbolNotFound;                                                \
+        if (!cuptitimer_runtime_before())                                                  \
+            return real args;                                                              \
+        cudaError_t r_ = real args;                                                        \
+        cuptitimer_runtime_after();                                                        \
+        return r_;                                                                         \
     }
 #include "hooks.def"
 #undef HOOK_LAUNCH

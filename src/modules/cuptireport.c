@@ -111,7 +111,9 @@ static int add_records(struct report *r, struct hw *records, bool hw_primary)
         direct = rk->calls - rk->captured - rk->failed;
         covered = (hk->records - hk->in_graph) + ev_timed + rk->dropped + rk->incomplete;
         covered += unsampled_within(rk, direct, covered);
-        rk->incomplete += hk->bad + (direct > covered ? direct - covered : 0);
+        /* KTIME_CAPTURE: a record whose launch CUPTI never described is no sample; a record of
+         * a launch outside the range is that launch, counted outside at the launch. */
+        rk->incomplete += hk->bad + hk->unknown + (direct > covered ? direct - covered : 0);
     }
     return 0;
 }

@@ -35,6 +35,62 @@ static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* At exit, after the duty cycle switched records off: no record for this long ends the wait. */
 #define STALL_MS 50
 
+/* The external correlation kind of ktime's ids: Kineto uses UNKNOWN, CUSTOM0 and CUSTOM1. */
+#define KTIME_EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
+
+/* The launch entry points whose calls CUPTI describes in launch (API) records: each kernel
+ * record is joined with its launch by correlation id. A launch through the runtime has the
+ * runtime call's record and id, and its driver call none; a launch straight through the
+ * driver has the driver call's. */
+static const CUpti_CallbackId driver_launch_cbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    0,
+};
+static const CUpti_CallbackId runtime_launch_cbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    0,
+};
+
+/* One API layer's records: its activity kind, its launch entry points (0-ended), and the
+ * callback ids it has. */
+struct api_layer {
+    CUpti_ActivityKind kind;
+    const CUpti_CallbackId *launches;
+    uint32_t ncbids;
+};
+static const struct api_layer api_layers[] = {
+    { CUPTI_ACTIVITY_KIND_DRIVER, driver_launch_cbids, CUPTI_DRIVER_TRACE_CBID_SIZE },
+    { CUPTI_ACTIVITY_KIND_RUNTIME, runtime_launch_cbids, CUPTI_RUNTIME_TRACE_CBID_SIZE },
+};
+#define NLAYERS (sizeof api_layers / sizeof api_layers[0])
+
+static bool is_launch_cbid(const CUpti_CallbackId *launches, uint32_t cbid)
+{
+    for (; *launches; launches++)
+        if (*launches == cbid)
+            return true;
+    return false;
+}
+
 #define CUPTI_FUNCTIONS(X)                                                                 \
     X(ActivityRegisterCallbacks,                                                           \
       (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))               \
@@ -52,6 +108,14 @@ static struct {
     CUptiResult (*ActivityFlushPeriod)(uint32_t); /* CUDA 11.1 and newer; optional */
     CUptiResult (*GetContextId)(CUcontext, uint32_t *);                 /* optional */
     CUptiResult (*GetStreamIdEx)(CUcontext, CUstream, uint8_t, uint32_t *); /* optional */
+    /* Optional (CUDA 12.x and newer): launch records of the launch entry points alone, and
+     * the external correlation ids that carry a launch's range to its records. */
+    CUptiResult (*ActivityEnableDriverApi)(CUpti_CallbackId, uint8_t);
+    CUptiResult (*ActivityEnableRuntimeApi)(CUpti_CallbackId, uint8_t);
+    CUptiResult (*PushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
+    CUptiResult (*PopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
+    _Atomic int joined;      /* launch and external correlation records are on */
+    bool copies;             /* copy and set records are on (KTIME_BUSY) */
     char library[PATH_MAX];
     uint8_t **bufs;          /* nbufs buffers, allocated on first request */
     size_t *valid;           /* bytes of records in each completed buffer */
@@ -97,6 +161,14 @@ static bool try_open(const char *path, int flags)
     lib.GetContextId = (CUptiResult(*)(CUcontext, uint32_t *))dl_sym(h, "cuptiGetContextId");
     lib.GetStreamIdEx =
         (CUptiResult(*)(CUcontext, CUstream, uint8_t, uint32_t *))dl_sym(h, "cuptiGetStreamIdEx");
+    lib.ActivityEnableDriverApi =
+        (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableDriverApi");
+    lib.ActivityEnableRuntimeApi =
+        (CUptiResult(*)(CUpti_CallbackId, uint8_t))dl_sym(h, "cuptiActivityEnableRuntimeApi");
+    lib.PushExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t))
+        dl_sym(h, "cuptiActivityPushExternalCorrelationId");
+    lib.PopExternalCorrelationId = (CUptiResult(*)(CUpti_ExternalCorrelationKind, uint64_t *))
+        dl_sym(h, "cuptiActivityPopExternalCorrelationId");
     bool ok = true;
 #define X(name, args) ok = ok && lib.name;
     CUPTI_FUNCTIONS(X)
@@ -233,17 +305,85 @@ static void parse(uint8_t *buffer, size_t valid)
 {
     CUpti_Activity *rec = NULL;
 
+    /* The records are joined with their launches from the first buffer on (the drain's). */
+    if (atomic_load_explicit(&lib.joined, memory_order_relaxed) && !records.join &&
+        hw_join_start(&records, kt.cfg.capture != CAPTURE_ALL) != 0)
+        log_debug("CUPTI: out of memory for the launches' table; records go unjoined");
+
     while (lib.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
-            rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
-            continue;
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
-                             { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
-                             (uint32_t)k->dynamicSharedMemory };
-        hw_add(&records, k->name, (int)k->deviceId, k->contextId, k->streamId, k->start, k->end,
-               k->graphId != 0, &sh);
+        switch (rec->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            struct kshape sh = { { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
+                                 { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
+                                 (uint32_t)k->dynamicSharedMemory };
+            hw_add_corr(&records, k->name, (int)k->deviceId, k->contextId, k->streamId,
+                        k->correlationId, k->start, k->end, k->graphId != 0, &sh);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+        case CUPTI_ACTIVITY_KIND_RUNTIME: {
+            const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
+            /* Only launches: a libcupti's newer entry points stay on, unknown to ktime. */
+            if (is_launch_cbid(rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ? driver_launch_cbids
+                                                                       : runtime_launch_cbids,
+                               a->cbid))
+                hw_api(&records, a->correlationId, a->start, a->end);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+            const CUpti_ActivityExternalCorrelation *e =
+                (const CUpti_ActivityExternalCorrelation *)rec;
+            if (e->externalKind == KTIME_EXT_KIND)
+                hw_ext(&records, e->correlationId, e->externalId);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const CUpti_ActivityMemcpy6 *c = (const CUpti_ActivityMemcpy6 *)rec;
+            hw_copy(&records, (int)c->deviceId, c->streamId, c->start, c->end);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+            hw_copy(&records, (int)m->deviceId, m->streamId, m->start, m->end);
+            break;
+        }
+        default:
+            break;
+        }
     }
+    hw_settle(&records, false);
+}
+
+__thread bool cuptitimer_in_runtime __attribute__((tls_model("initial-exec")));
+
+bool cuptitimer_runtime_before(void)
+{
+    if (atomic_load_explicit(&kt.phase, memory_order_acquire) != PHASE_ON ||
+        !cuptitimer_range_before())
+        return false;
+    cuptitimer_in_runtime = true;
+    return true;
+}
+
+void cuptitimer_runtime_after(void)
+{
+    cuptitimer_in_runtime = false;
+    cuptitimer_pop();
+}
+
+bool cuptitimer_push(uint32_t range)
+{
+    return atomic_load_explicit(&lib.joined, memory_order_relaxed) &&
+           lib.PushExternalCorrelationId(KTIME_EXT_KIND, HW_EXT_TAG | range) == CUPTI_SUCCESS;
+}
+
+void cuptitimer_pop(void)
+{
+    uint64_t last;
+
+    lib.PopExternalCorrelationId(KTIME_EXT_KIND, &last);
 }
 
 int cuptitimer_own_stream(CUcontext ctx, CUstream s, const char *name)
@@ -289,6 +429,72 @@ static bool alloc_pool(void)
     return true;
 }
 
+static CUptiResult enable_api(const struct api_layer *l, CUpti_CallbackId cbid, uint8_t on)
+{
+    return (l->kind == CUPTI_ACTIVITY_KIND_DRIVER ? lib.ActivityEnableDriverApi
+                                                  : lib.ActivityEnableRuntimeApi)(cbid, on);
+}
+
+/* Turns a layer's launch records on (true when CUPTI took it all) or off. Its kind alone
+ * would record every call of the layer; the per-API switches alone record nothing: the kind
+ * first, then every other entry point off. Callback ids a libcupti does not know are refused,
+ * and nothing is lost. Off, every entry point is left on, as CUPTI starts. */
+static bool layer_records(const struct api_layer *l, bool on)
+{
+    bool ok = !on || lib.ActivityEnable(l->kind) == CUPTI_SUCCESS;
+
+    if (!on)
+        lib.ActivityDisable(l->kind);
+    for (uint32_t cbid = 1; ok && cbid < l->ncbids; cbid++) {
+        bool launch = is_launch_cbid(l->launches, cbid);
+        if (!on || !launch)
+            enable_api(l, cbid, !on);
+    }
+    for (const CUpti_CallbackId *c = l->launches; ok && on && *c; c++)
+        ok = enable_api(l, *c, 1) == CUPTI_SUCCESS;
+    return ok;
+}
+
+/* Launch and external correlation records (each kernel's launch call, queue time and range),
+ * and with KTIME_BUSY copy and set records (the GPU's busy time). What CUPTI refuses is left
+ * out, said at KTIME_LOG=info: kernels are timed all the same. */
+static void enable_extras(void)
+{
+    bool ok = lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi &&
+              lib.PushExternalCorrelationId && lib.PopExternalCorrelationId;
+
+    for (size_t i = 0; ok && i < NLAYERS; i++)
+        ok = layer_records(&api_layers[i], true);
+    ok = ok && lib.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
+    if (ok) {
+        atomic_store(&lib.joined, 1);
+    } else {
+        if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
+            for (size_t i = 0; i < NLAYERS; i++)
+                layer_records(&api_layers[i], false);
+        log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
+                 "told apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
+    }
+    if (kt.cfg.busy != BUSY_OFF)
+        lib.copies = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
+                    lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;
+}
+
+/* Undoes enable_extras(): another client takes CUPTI over. */
+static void disable_extras(void)
+{
+    if (atomic_exchange(&lib.joined, 0)) {
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        for (size_t i = 0; i < NLAYERS; i++)
+            layer_records(&api_layers[i], false);
+    }
+    if (lib.copies) {
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        lib.ActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+        lib.copies = false;
+    }
+}
+
 void cuptitimer_start(void)
 {
     static _Atomic int tried;
@@ -317,6 +523,7 @@ void cuptitimer_start(void)
     } else {
         if (lib.ActivityFlushPeriod)
             lib.ActivityFlushPeriod(FLUSH_PERIOD_MS);
+        enable_extras();
         lib.pid = getpid();
         atomic_store(&lib.started, 1);
         atomic_store(&lib.active, 1);
@@ -354,6 +561,7 @@ void cuptitimer_foreign(const char *what)
     CUptiResult fr = lib.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_dropped();
     CUptiResult dr = lib.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    disable_extras();
     log_debug("CUPTI hand-over on %s: flush %s, %llu buffers back; disable %s", what,
               result_string(fr), (unsigned long long)(atomic_load(&lib.completed) - before),
               result_string(dr));
@@ -436,6 +644,9 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
         atomic_store(&lib.active, 0);
     }
     cuptitimer_drain();
+    hw_settle(&records, true); /* nothing more comes: records still waiting for their launch */
+    log_debug("CUPTI: %llu launch records, %llu kernel records without theirs",
+              (unsigned long long)records.launch_records, (unsigned long long)records.unjoined);
     log_debug("CUPTI: %llu buffers completed (%llu not ktime's), %llu parsed, %llu kernel "
               "records", (unsigned long long)atomic_load(&lib.completed),
               (unsigned long long)atomic_load(&lib.foreign_buffers),

@@ -12,6 +12,7 @@
 #include <cuda.h>
 
 #include "hw.h"
+#include "rangestack.h"
 #include "state.h"
 
 /* Nonzero while CUPTI's kernel records are switched off (cuptitimer_switch); and the launches
@@ -88,6 +89,39 @@ void cuptitimer_info(struct cuptitimer_info *out);
  * CUPTI started). Any thread. */
 struct report;
 bool cuptitimer_describe(struct report *r);
+
+/* The launch about to be made in range (rangestack.h's id, 0: none; in KTIME_CAPTURE's capture
+ * range) carries ktime's external correlation id, so that its kernel records are attributed: pushes
+ * it on the calling thread's CUPTI stack. Returns true when pushed (cuptitimer_pop() must
+ * follow the real call); false when CUPTI gives no launch records. The launch path: one call
+ * into libcupti. */
+bool cuptitimer_push(uint32_t range);
+
+/* Pops what cuptitimer_push() pushed, after the real call. */
+void cuptitimer_pop(void);
+
+/* The launch path, before the real call of a launch CUPTI's records time: carries the
+ * thread's open range (or KTIME_CAPTURE's capture range) to its records. Inline: two tests
+ * while no range is open and KTIME_CAPTURE is off. Returns true when it pushed. */
+extern __thread bool cuptitimer_in_runtime __attribute__((tls_model("initial-exec")));
+
+static inline bool cuptitimer_range_before(void)
+{
+    uint32_t range = range_current();
+
+    return (range || kt.cfg.capture != CAPTURE_ALL) && !cuptitimer_in_runtime &&
+           cuptitimer_push(range);
+}
+
+/* The runtime's launch entry points (libktime's exports), before the real one: the same push,
+ * made before the runtime is entered, since CUPTI gives a runtime launch's kernels the
+ * runtime call's correlation id and an id pushed in the driver call inside it would name
+ * that call only. The driver-level push inside is then left out. Returns true when pushed
+ * (cuptitimer_runtime_after() must follow the real call). */
+bool cuptitimer_runtime_before(void);
+
+/* After the real runtime call: pops what cuptitimer_runtime_before() pushed. */
+void cuptitimer_runtime_after(void);
 
 /* CUPTI's records, by kernel (the drain thread's, or the exit path's once it stopped). */
 struct hw *cuptitimer_records(void);

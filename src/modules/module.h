@@ -17,6 +17,7 @@
 #include <cuda.h>
 
 #include "drain.h"
+#include "hw.h"
 #include "pool.h"
 #include "report.h"
 
@@ -85,6 +86,16 @@ struct ktime_module {
     /* A context's event pool is made (under the set-up lock, with its context current, before
      * the pool serves launches): per-context resources go into the pool. */
     void (*pool_made)(struct pool *p, CUdevice dev);
+
+    /* A timed launch's sample is folded (the drain thread; the exit path once it stopped):
+     * its kernel, GPU, stream, range, where it lies on the timeline (when placed) and its
+     * launch call's time. Never the launch path. */
+    void (*sample)(const struct drain_out *o);
+
+    /* A CUPTI record of a kernel (or, with KTIME_BUSY, a copy or set) is taken in, joined
+     * with its launch's record when CUPTI gave one (its range, launch call and queue time).
+     * The thread that parses CUPTI's buffers (the drain's), or the exit path. */
+    void (*record)(const struct hw_out *o);
 
     /* A pool stops taking launches: its context is being destroyed or reset (before the
      * drain resolves its pending events). Under the set-up lock. */

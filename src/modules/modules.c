@@ -3,6 +3,9 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "modules.h"
 
+#include "cuptitimer.h"
+#include "state.h"
+
 #define MODULE(name) extern const struct ktime_module name##_module;
 #include "modules.def"
 #undef MODULE
@@ -21,10 +24,33 @@ static bool on[NMODULES];
 #define EACH(m) for (size_t i_ = 0; i_ < NMODULES; i_++) \
                     for (const struct ktime_module *m = all[i_]; m && on[i_]; m = NULL)
 
+static void sample_all(const struct drain_out *o)
+{
+    EACH(m)
+        if (m->sample)
+            m->sample(o);
+}
+
+static void record_all(const struct hw_out *o)
+{
+    EACH(m)
+        if (m->record)
+            m->record(o);
+}
+
 void modules_start(void)
 {
-    for (size_t i = 0; i < NMODULES; i++)
+    bool samples = false, records = false;
+
+    for (size_t i = 0; i < NMODULES; i++) {
         on[i] = !all[i]->start || all[i]->start();
+        samples = samples || (on[i] && all[i]->sample);
+        records = records || (on[i] && all[i]->record);
+    }
+    /* The drain hands every folded sample, and the CUPTI timer every record, to the modules
+     * that read them; to none (no call at all) when no module does. */
+    kt.drain.record = samples ? sample_all : NULL;
+    cuptitimer_records()->record = records ? record_all : NULL;
 }
 
 void modules_first_launch(void)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuptitimer.h"
 #include "log.h"
 #include "module.h"
 #include "rangestack.h"
@@ -76,13 +77,51 @@ static int cmp_ranges(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Range id -> 1 + its index in r->ranges_by_name while the ranges are gathered (gather_ranges to
+ * ranges_finish; 0: none yet). */
+static uint32_t *group;
+
+/* Adds a kernel's samples made in range `range` (st, sk) to its range's row of kernel
+ * (mangled, name, kind); the launches outside every range get a group of their own, room
+ * kept. */
+static void range_add(struct report *r, uint32_t range, const char *mangled, const char *name,
+                      int kind, const struct stats *st, const struct sketch *sk)
+{
+    if (range >= RANGE_SLOTS + 2 || (range && !group[range]))
+        return;
+    if (!group[range]) { /* outside every range: a group of its own, room kept */
+        r->ranges_by_name[r->nranges_by_name].name = NULL;
+        group[range] = (uint32_t)++r->nranges_by_name;
+    }
+    struct report_range *g = &r->ranges_by_name[group[range] - 1];
+    struct report_range_row *rr = NULL;
+    for (size_t i = 0; i < g->nrows; i++)
+        if (g->rows[i].mangled == mangled)
+            rr = &g->rows[i];
+    if (!rr) {
+        struct report_range_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
+        if (!more)
+            return; /* without memory the range misses this kernel; nothing else is lost */
+        g->rows = more;
+        rr = &g->rows[g->nrows++];
+        memset(rr, 0, sizeof *rr);
+        rr->mangled = mangled;
+        rr->name = name;
+        rr->kind = kind;
+    }
+    stats_merge(&rr->st, st);
+    if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
+        sketch_merge(rr->sk, sk);
+    g->total_us += st->sum;
+    g->timed += st->n;
+}
+
 /* The launches' samples by the range they were made in (aggregates keyed by range), with every
  * range that was pushed, launches or not. Kernel rows are ks's (before memory operations are
  * split off), row_of maps a kernel-table id to 1 + its row. */
 static int gather_ranges(struct report *r, struct report_kernel *ks, const uint32_t *row_of,
                          uint32_t mask, struct agg *aggs)
 {
-    uint32_t *group = NULL; /* range id -> 1 + its index in r->ranges_by_name */
     struct agg *a, *atmp;
     size_t cap = RANGE_SLOTS + 2;
     /* Every name interned, the overflow entry and the launches outside every range; a name
@@ -91,13 +130,13 @@ static int gather_ranges(struct report *r, struct report_kernel *ks, const uint3
 
     r->ranges_by_name = NULL;
     r->nranges_by_name = 0;
+    free(group);
+    group = NULL;
     if (!range_any())
         return 0;
     if (!(group = calloc(cap, sizeof *group)) ||
-        !(r->ranges_by_name = calloc(ngroups, sizeof *r->ranges_by_name))) {
-        free(group);
+        !(r->ranges_by_name = calloc(ngroups, sizeof *r->ranges_by_name)))
         return -1;
-    }
     for (uint32_t id = 1; id < cap && r->nranges_by_name + 1 < ngroups; id++) {
         const struct range_entry *e = range_entry_of(id);
         const char *name = range_name_of(id);
@@ -114,35 +153,17 @@ static int gather_ranges(struct report *r, struct report_kernel *ks, const uint3
         uint32_t row = a->kernel <= mask ? row_of[a->kernel] : 0;
         if (!row || !a->st.n || ks[row - 1].kind == REPORT_MEMOP)
             continue;
-        if (a->range >= cap || (a->range && !group[a->range]))
-            continue;
-        if (!group[a->range]) { /* outside every range: a group of its own, room kept */
-            r->ranges_by_name[r->nranges_by_name].name = NULL;
-            group[a->range] = (uint32_t)++r->nranges_by_name;
-        }
-        struct report_range *g = &r->ranges_by_name[group[a->range] - 1];
         const struct report_kernel *k = &ks[row - 1];
-        struct report_range_row *rr = NULL;
-        for (size_t i = 0; i < g->nrows; i++)
-            if (g->rows[i].mangled == k->mangled)
-                rr = &g->rows[i];
-        if (!rr) {
-            struct report_range_row *more = realloc(g->rows, (g->nrows + 1) * sizeof *more);
-            if (!more)
-                continue; /* without memory the range misses this kernel; nothing else is lost */
-            g->rows = more;
-            rr = &g->rows[g->nrows++];
-            memset(rr, 0, sizeof *rr);
-            rr->mangled = k->mangled;
-            rr->name = k->name;
-            rr->kind = k->kind;
-        }
-        stats_merge(&rr->st, &a->st);
-        if (rr->sk || (rr->sk = calloc(1, sizeof *rr->sk)))
-            sketch_merge(rr->sk, &a->sk);
-        g->total_us += a->st.sum;
-        g->timed += a->st.n;
+        range_add(r, a->range, k->mangled, k->name, k->kind, &a->st, &a->sk);
     }
+    return 0;
+}
+
+/* Drops the names interned but never pushed, and sorts the ranges and their rows. */
+static void ranges_finish(struct report *r)
+{
+    free(group);
+    group = NULL;
     /* Names interned but never pushed (KTIME_CAPTURE=nvtx:NAME's, the overflow entry) are no
      * ranges of the run. */
     size_t kept = 0;
@@ -157,18 +178,44 @@ static int gather_ranges(struct report *r, struct report_kernel *ks, const uint3
     qsort(r->ranges_by_name, r->nranges_by_name, sizeof *r->ranges_by_name, cmp_ranges);
     r->ranges_unmatched_pops = atomic_load(&range_stats.unmatched_pops);
     r->ranges_too_deep = atomic_load(&range_stats.too_deep);
-    free(group);
-    return 0;
 }
 
-/* Without memory the report has no ranges' section; nothing else is lost. */
+/* Without memory the report has no ranges' section; nothing else is lost. With CUPTI's
+ * records as the samples, the section is finished by ranges_records (after the CUPTI timer
+ * made the rows of kernels seen only in graphs). */
 static int ranges_rows(struct report *r, const struct module_rows *m)
 {
     if (gather_ranges(r, r->kernels, m->row_of, m->mask, m->aggs) != 0) {
+        free(group);
+        group = NULL;
         free(r->ranges_by_name);
         r->ranges_by_name = NULL;
         r->nranges_by_name = 0;
+    } else if (r->ranges_by_name && !m->records_primary) {
+        ranges_finish(r);
     }
+    return 0;
+}
+
+/* KTIME_TIMER=cupti: CUPTI's records by the range their launch was made in (the external id
+ * their launch pushed), into the same section: it reads as the events timer's does. */
+static int ranges_records(struct report *r, const struct module_rows *m)
+{
+    struct hw_kernel *hk, *tmp;
+
+    if (!r->ranges_by_name || !group)
+        return 0;
+    HASH_ITER(hh, cuptitimer_records()->byname, hk, tmp) {
+        const struct report_kernel *rk = NULL;
+        for (size_t i = 0; i < r->nkernels && !rk; i++)
+            if (r->kernels[i].kind == REPORT_KERNEL && strcmp(r->kernels[i].mangled, hk->name) == 0)
+                rk = &r->kernels[i];
+        for (struct hw_dev *hd = hk->devs; rk && hd; hd = hd->next)
+            if (hd->st.n)
+                range_add(r, hd->range, rk->mangled, rk->name, rk->kind, &hd->st, &hd->sk);
+    }
+    (void)m;
+    ranges_finish(r);
     return 0;
 }
 
@@ -177,4 +224,17 @@ const struct ktime_module ranges_module = {
     .start = ranges_start,
     .header = ranges_header,
     .rows = ranges_rows,
+};
+
+/* The ranges' second part (modules.def: after the CUPTI timer), on only with CUPTI's records
+ * as the samples. */
+static bool ranges_records_start(void)
+{
+    return kt.cfg.timer != TIMER_EVENTS;
+}
+
+const struct ktime_module ranges_records_module = {
+    .name = "ranges_records",
+    .start = ranges_records_start,
+    .rows = ranges_records,
 };

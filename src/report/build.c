@@ -126,7 +126,7 @@ static int build_row(struct model *m, const struct report *r, struct rm_row *w,
     w->sampled_1_in = r->budget ? 1L << k->sample_level : 0;
     w->few_samples = p->all.n > 0 && p->all.n < FEW_SAMPLES;
     w->near_floor = p->all.n && near_floor(r, k, p->all.mean);
-    if (build_parts(m, r, w, p, grand) != 0)
+    if (build_parts(m, r, w, p, grand) != 0 || build_launch(m, w, k, p->all.mean) != 0)
         return -1;
     return build_shapes(m, w, k->shapes, grand);
 }
@@ -200,7 +200,8 @@ int model_build(struct model *m, struct report *r)
 {
     memset(m, 0, sizeof *m);
     if (build_header(m, r) != 0 || build_rows(m, r) != 0 || build_memops(m, r) != 0 ||
-        build_ranges(m, r) != 0 || build_conditions(m, r) != 0 || m->oom) {
+        build_ranges(m, r) != 0 || build_busy(m, r) != 0 || build_conditions(m, r) != 0 ||
+        m->oom) {
         model_free(m);
         return -1;
     }

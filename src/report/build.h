@@ -25,4 +25,12 @@ int build_memops(struct model *m, const struct report *r);
 int build_ranges(struct model *m, const struct report *r);
 int build_conditions(struct model *m, const struct report *r);
 
+/* w's launch calls and queue times from k's (none: w->launch stays NULL); its marks against
+ * the kernel's mean (build_busy.c). */
+int build_launch(struct model *m, struct rm_row *w, const struct report_kernel *k,
+                 double kernel_mean_us);
+
+/* The GPUs' busy time, communication and the launches' text setting (build_busy.c). */
+int build_busy(struct model *m, const struct report *r);
+
 #endif

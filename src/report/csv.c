@@ -39,6 +39,8 @@ void report_csv_field(FILE *f, const char *s)
         fputc('"', f);
 }
 
+static void csv_opt(FILE *f, bool has, double v);
+
 /* The header row: every column's name from fields.h, but for the names and the shape's. */
 static void csv_header(FILE *f)
 {
@@ -51,8 +53,30 @@ static void csv_header(FILE *f)
     fprintf(f, ",%s,total_estimated", rm_stat_key[RS_TOTAL]);
     for (int i = RS_PERCENT; i <= RS_P99; i++)
         fprintf(f, ",%s", rm_stat_key[i]);
-    fprintf(f, ",few_samples,near_floor,hw_timed,hw_mean_us,bias_us,%s,grid,block,shared_bytes,%s"
-               ",sampled_1_in\r\n", rm_count_key[RC_OUTSIDE], rm_count_key[RC_PAUSED]);
+    fputs(",few_samples,near_floor,hw_timed,hw_mean_us,bias_us,launch_timed,launch_mean_us,"
+          "launch_p99_us,queue_timed,queue_mean_us,queue_p99_us,launch_bound,queue_long", f);
+    fprintf(f, ",%s,grid,block,shared_bytes,%s,sampled_1_in\r\n", rm_count_key[RC_OUTSIDE],
+            rm_count_key[RC_PAUSED]);
+}
+
+/* The launch calls' and queue times' columns of a row (empty for a sub-row: w NULL). */
+static void csv_launch(FILE *f, const struct rm_row *w)
+{
+    const struct rm_launch *l = w ? w->launch : NULL;
+    const struct rm_stats *b[2] = { l ? &l->api : NULL, l ? &l->queue : NULL };
+
+    if (!w) {
+        fputs(",,,,,,,,", f);
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        uint64_t n = b[i] ? b[i]->timed : 0;
+        fprintf(f, ",%llu", (unsigned long long)n);
+        csv_opt(f, n > 0, n ? b[i]->v[RS_MEAN] : 0);
+        csv_opt(f, n > 0 && b[i]->v[RS_P99] >= 0, n ? b[i]->v[RS_P99] : 0);
+    }
+    fprintf(f, ",%s,%s", l && l->launch_bound ? "true" : "false",
+            l && l->queue_long ? "true" : "false");
 }
 
 static void csv_num(FILE *f, double v)
@@ -88,7 +112,7 @@ static const char *kind_word(const struct rm_row *w)
 
 /* A row with only samples' columns (a GPU's, or a launch shape's): the kernel's name, kind
  * and `device`, then timed, total_ms, percent, the statistics and quantiles; the counts are
- * the kernel's row's. Up to bias_us; the caller ends the row. */
+ * the kernel's row's. Up to queue_long (the launch columns empty); the caller ends the row. */
 static void csv_sub_row(FILE *f, const struct rm_row *w, const char *device,
                         const struct rm_stats *s)
 {
@@ -101,6 +125,7 @@ static void csv_sub_row(FILE *f, const struct rm_row *w, const char *device,
     csv_num(f, s->v[RS_PERCENT]);
     csv_stats(f, s, true);
     fputs(",,,,,", f);
+    csv_launch(f, NULL);
 }
 
 static void csv_row(FILE *f, const struct model *m, const struct rm_row *w)
@@ -126,6 +151,7 @@ static void csv_row(FILE *f, const struct model *m, const struct rm_row *w)
     } else {
         fputs(",,,", f);
     }
+    csv_launch(f, w);
     fprintf(f, ",%llu,,,,%llu,", (unsigned long long)w->n[RC_OUTSIDE],
             (unsigned long long)w->n[RC_PAUSED]);
     if (w->sampled_1_in)

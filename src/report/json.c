@@ -115,6 +115,7 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
     jw_u64(w, rm_count_key[RC_IN_GRAPH], k->n[RC_IN_GRAPH]);
     jw_u64(w, rm_count_key[RC_CUPTI_TIMED], k->n[RC_CUPTI_TIMED]);
     jw_bool(w, "near_floor", k->near_floor);
+    json_launch(w, k);
     if (k->hw)
         json_hw(w, k->hw);
     json_per_device(w, k);
@@ -160,6 +161,8 @@ int model_write_json(FILE *f, const struct model *m)
     jw_close(&w);
     json_memops(&w, m);
     json_ranges(&w, m);
+    json_busy(&w, m);
+    json_comm(&w, m);
     json_totals(&w, m);
     if (m->note)
         jw_str(&w, "note", m->note);

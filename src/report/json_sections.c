@@ -94,6 +94,7 @@ static void json_settings(struct jw *w, const struct model *m)
     long_or_null(w, "contexts", m->contexts);
     jw_i64(w, "warmup", m->warmup);
     jw_str(w, "group", m->group_shape ? "shape" : "name");
+    jw_bool(w, "launch_columns", m->launch_columns);
     jw_open(w, "timer", '{', JW_INLINE, 0, 0);
     jw_str(w, "requested", m->timer.requested);
     jw_str(w, "used", m->timer.used);

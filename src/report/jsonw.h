@@ -32,6 +32,15 @@ void json_memops(struct jw *w, const struct model *m);
 /* "ranges": {...} or null. */
 void json_ranges(struct jw *w, const struct model *m);
 
+/* A row's "launch", "queue" (each {...} or null), "launch_bound", "queue_long". */
+void json_launch(struct jw *w, const struct rm_row *k);
+
+/* "gpu_busy": {...} or null. */
+void json_busy(struct jw *w, const struct model *m);
+
+/* "communication": {...} or null. */
+void json_comm(struct jw *w, const struct model *m);
+
 /* A merged report's row: "ranks": [...], "rank_spread": {...}. */
 void json_ranks(struct jw *w, const struct rm_row *k);
 

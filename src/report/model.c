@@ -12,6 +12,11 @@ const char *const rm_stat_key[RM_NSTATS] = { RM_STATS(RM_KEY) };
 const char *const rm_total_key[RM_NTOTALS] = { RM_TOTALS(RM_KEY) };
 const char *const rm_drop_key[RM_NDROPS] = { RM_DROPS(RM_KEY) };
 const char *const rm_reason_key[RM_NREASONS] = { RM_REASONS(RM_KEY) };
+const char *const rm_busy_key[RM_NBUSY] = { RM_BUSY(RM_KEY) };
+const char *const rm_busy_count_key[RM_NBUSY_COUNTS] = { RM_BUSY_COUNTS(RM_KEY) };
+#define RM_KEY3(name, key, edge) key,
+const char *const rm_gap_bin_key[RM_NGAP_BINS] = { RM_GAP_BINS(RM_KEY3) };
+const char *const rm_comm_key[RM_NCOMM] = { RM_COMM(RM_KEY) };
 const double rm_q[RM_NQ] = { 0.5, 0.9, 0.99 };
 
 /* ---- the arena ---- */

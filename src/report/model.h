@@ -85,6 +85,15 @@ struct rm_spread {
     double ratio;
 };
 
+/* A row's launch calls (the CPU's time in the call) and queue times (from the call's return
+ * to the kernel's start, on CUPTI's clock), in us; timed 0: none. */
+struct rm_launch {
+    struct rm_stats api, queue;  /* timed, the statistics, quantiles, histogram */
+    bool launch_bound;           /* the mean launch call is at least the kernel's mean */
+    bool queue_long;             /* the mean queue time is at least RM_QUEUE_LONG_US */
+};
+#define RM_QUEUE_LONG_US 1000.0
+
 /* A row: a kernel or a graph (the kernels' table), a kind of memory operation, or a kernel's
  * samples inside a range. */
 struct rm_row {
@@ -108,6 +117,7 @@ struct rm_row {
     struct rm_rank_part *ranks; /* merged reports: each input's part */
     size_t nranks;
     struct rm_spread *spread;  /* merged reports, or NULL */
+    struct rm_launch *launch;  /* NULL: no launch measured */
     /* The name column (model_names): the short name and its reference in "Full names". */
     char short_name[SHORT_NAME_SIZE];
     int ref;
@@ -121,6 +131,70 @@ struct rm_range {
     uint64_t timed;
     struct rm_row *rows;       /* the kernels' samples in it, largest total first */
     size_t nrows;
+};
+
+/* An idle gap between two kernels (or copies: names NULL). */
+struct rm_gap {
+    double len_us, at_ms;      /* at_ms: from the start of its GPU's span */
+    const char *before, *before_mangled, *after, *after_mangled;
+};
+struct rm_gaps {
+    uint64_t count;
+    double total_ms;
+    uint64_t bin_count[RM_NGAP_BINS];
+    double bin_ms[RM_NGAP_BINS];
+    struct rm_gap top[RM_GAP_TOP];
+    size_t ntop;
+};
+struct rm_busy_stream {
+    uint64_t stream, intervals;
+    double busy_ms, busy_percent; /* of its GPU's span */
+    struct rm_gaps gaps;
+};
+/* A GPU's busy time as one timer saw it, and its communication. A merged report's entries say
+ * which input they came from. */
+struct rm_busy_dev {
+    int device;
+    const char *method;        /* "cupti" or "events" */
+    long input, rank;          /* merged: the input and its rank (< 0: none) */
+    const char *host;          /* merged: NULL: none */
+    double v[RM_NBUSY];        /* enum rm_busy_field */
+    uint64_t n[RM_NBUSY_COUNTS]; /* enum rm_busy_count */
+    struct rm_gaps gaps;
+    struct rm_busy_stream *streams;
+    size_t nstreams;
+};
+struct rm_busy_range {
+    const char *name;          /* NULL: launches outside every range */
+    double wall_ms, busy_ms;
+    bool has_percent;          /* wall_ms > 0 */
+    double busy_percent;
+    uint64_t intervals;
+};
+struct rm_busy {
+    uint64_t unplaced;         /* events: samples that could not be placed */
+    struct rm_busy_dev *devs;
+    size_t ndevs;
+    struct rm_busy_range *ranges;
+    size_t nranges;
+};
+/* Communication on a GPU that ran any (KTIME_COMM), as one timer saw it. */
+struct rm_comm_dev {
+    int device;
+    const char *method;
+    long input, rank;          /* merged: the input and its rank (< 0: none) */
+    const char *host;
+    uint64_t kernels;
+    double c[RM_NCOMM];        /* enum rm_comm_field */
+};
+/* KTIME_COMM's pattern, its GPUs, and in a merged report of two inputs or more the entry whose
+ * communication took least time: the rank that waited least in collectives, the straggler's
+ * sign (least < 0: none). */
+struct rm_comm {
+    const char *pattern;
+    struct rm_comm_dev *devs;
+    size_t ndevs;
+    long least;
 };
 
 struct rm_ranges {
@@ -304,6 +378,9 @@ struct model {
     struct rm_row *memops;     /* one per kind seen */
     size_t nmemops;
     struct rm_ranges *ranges; /* NULL: no range was pushed */
+    struct rm_busy *busy;      /* NULL: KTIME_BUSY off (or nothing ran) */
+    struct rm_comm *comm;      /* NULL: KTIME_COMM off */
+    bool launch_columns;       /* KTIME_LAUNCH_COLUMNS: the text shows the launches' table */
     struct rm_totals totals;
     const char *note;          /* NULL: none */
     struct rm_merged *merged;  /* NULL: not a merged report */

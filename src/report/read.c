@@ -116,7 +116,8 @@ static bool rd_settings(struct rd *r, const struct jv *root)
                   &m->gate_unavailable) ||
         !rd_long(r, root, "", "contexts", &m->contexts) ||
         !rd_count_to(r, root, "", "warmup", true, LONG_MAX, &warmup) ||
-        !rd_str(r, root, "", "group", false, NULL, &group))
+        !rd_str(r, root, "", "group", false, NULL, &group) ||
+        !rd_bool(r, root, "", "launch_columns", false, &m->launch_columns))
         return false;
     if (!m->gate)
         m->gate = "off";
@@ -351,7 +352,8 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
     /* The totals before the rows: a GPU's percent, when absent, is of the whole. */
     bool ok = rd_schema(&r, root) && rd_header(&r, root) && rd_devices(&r, root) &&
               rd_totals(&r, root) && rd_rows(&r, root) && rd_memops(&r, root) &&
-              rd_ranges(&r, root) && rd_conditions(&r, root) && rd_merged(&r, root);
+              rd_ranges(&r, root) && rd_busy(&r, root) && rd_comm(&r, root) &&
+              rd_conditions(&r, root) && rd_merged(&r, root);
     json_free(&doc);
     if (!ok || m->oom) {
         if (ok)

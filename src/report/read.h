@@ -95,4 +95,9 @@ bool rd_memops(struct rd *r, const struct jv *root);
 bool rd_ranges(struct rd *r, const struct jv *root);
 bool rd_conditions(struct rd *r, const struct jv *root);
 
+/* A row's launch calls and queue times; the GPUs' busy time; communication (read_busy.c). */
+bool rd_launch(struct rd *r, const struct jv *k, const char *where, struct rm_row *w);
+bool rd_busy(struct rd *r, const struct jv *root);
+bool rd_comm(struct rd *r, const struct jv *root);
+
 #endif

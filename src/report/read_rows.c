@@ -188,7 +188,7 @@ static bool rd_row(struct rd *r, const struct jv *k, const char *where, struct r
     w->few_samples = w->st.timed > 0 && w->st.timed < FEW_SAMPLES;
     w->near_floor = w->st.timed && near_floor;
     return rd_devparts(r, k, where, w) && rd_hw(r, k, where, w) && rd_shapes(r, k, where, w) &&
-           rd_ranks(r, k, where, w);
+           rd_ranks(r, k, where, w) && rd_launch(r, k, where, w);
 }
 
 bool rd_rows(struct rd *r, const struct jv *root)

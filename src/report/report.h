@@ -29,6 +29,14 @@ struct report_device {
     char uuid[48];          /* "GPU-" and the device's UUID, as nvidia-smi prints it, or "" */
 };
 
+/* A kernel's launch calls and queue times (the launches module). */
+struct report_launch {
+    struct stats api;             /* the launch call's wall time, us */
+    const struct sketch *api_sk;  /* its distribution, or NULL */
+    struct stats queue;           /* CUPTI: its start on the GPU less the call's end, us */
+    const struct sketch *queue_sk;
+};
+
 struct report_kernel {
     const char *mangled;    /* symbol name (kernels) or label (graphs, memory operations) */
     int kind;               /* enum report_kind */
@@ -59,6 +67,65 @@ struct report_kernel {
     uint64_t bytes, timed_bytes;
     uint64_t paused;        /* launches after warmup made while timing was off (ktime ctl off,
                              * KTIME_START=paused): counted, not timed */
+    const struct report_launch *launch; /* its launch calls and queue times, or NULL */
+};
+
+/* An idle gap, between the kernels (or copies) named by their mangled and shown names (NULL:
+ * a copy or set). */
+struct report_gap {
+    double len_us, at_ms;         /* at_ms: from the start of the timeline's span */
+    const char *before, *before_mangled, *after, *after_mangled;
+};
+
+/* The idle gaps of a timeline. */
+struct report_gaps {
+    uint64_t count;
+    double total_ms;
+    uint64_t bin_count[RM_NGAP_BINS];
+    double bin_ms[RM_NGAP_BINS];
+    struct report_gap top[RM_GAP_TOP]; /* the largest, largest first */
+    size_t ntop;
+};
+
+struct report_busy_stream {
+    uint64_t stream;              /* the timer's id of it (CUPTI's, or the handle's) */
+    uint64_t intervals;
+    double busy_ms;
+    struct report_gaps gaps;
+};
+
+/* A GPU's busy time, as one timer saw it. */
+struct report_busy_dev {
+    int device;
+    const char *method;           /* "cupti" (exact) or "events" (approximate) */
+    double span_ms, busy_ms;      /* from the first start to the last end; at least one running */
+    uint64_t kernels, copies;     /* intervals */
+    double kernel_ms, copy_ms;    /* their lengths, summed */
+    uint64_t late, other_streams; /* intervals that came too late to be placed in order; on
+                                   * streams past the ones told apart */
+    struct report_gaps gaps;
+    struct report_busy_stream *streams;
+    size_t nstreams;
+    /* Communication (KTIME_COMM): kernels and their time; the unions of the communication and
+     * the compute kernels, and of their intersection. */
+    uint64_t comm_kernels;
+    double comm_ms, comm_busy_ms, compute_busy_ms, overlap_ms;
+};
+
+/* The GPU time of the kernels launched in a range (the union of their intervals, summed over
+ * GPUs), beside the range's wall time. */
+struct report_busy_range {
+    const char *name;             /* NULL: launches outside every range */
+    double wall_ms, busy_ms;
+    uint64_t intervals;
+};
+
+struct report_busy {
+    struct report_busy_dev *devs; /* by device, then method */
+    size_t ndevs;
+    struct report_busy_range *ranges; /* by busy time, largest first */
+    size_t nranges;
+    uint64_t unplaced;            /* events: samples that could not be placed on the timeline */
 };
 
 /* A kernel's timed samples made inside one range (all devices). */
@@ -169,6 +236,9 @@ struct report {
     struct report_kernel *memops_rows; /* one per kind seen, in the order of enum memop_kind */
     size_t nmemops;
     const struct report_snapshot *snapshot; /* NULL: not a snapshot (none was ever written) */
+    struct report_busy *busy;       /* KTIME_BUSY: the GPUs' busy time, or NULL (off) */
+    const char *comm_pattern;       /* KTIME_COMM's pattern, or NULL (off) */
+    bool launch_columns;            /* KTIME_LAUNCH_COLUMNS: the text shows launch columns */
 };
 
 /* The note of a report with no launches, which report_is_empty() recognises. */

@@ -387,8 +387,11 @@ int model_write_text(FILE *f, const struct model *m)
         text_spread(f, m);
     if (m->timer.kind == RM_BOTH)
         text_bias(f, m);
+    text_launch_table(f, m);
     text_memops(f, m);
     text_ranges(f, m);
+    text_busy(f, m);
+    text_comm(f, m);
     text_footer(f, m);
     if (fflush(f) != 0 || ferror(f))
         return -1;

@@ -31,4 +31,11 @@ void text_memops(FILE *f, const struct model *m);
 /* The ranges' sections (nothing when no range was pushed). */
 void text_ranges(FILE *f, const struct model *m);
 
+/* KTIME_LAUNCH_COLUMNS: the shown rows' launch calls and queue times (text_busy.c). */
+void text_launch_table(FILE *f, const struct model *m);
+
+/* The GPUs' busy time; communication (nothing when off or empty). */
+void text_busy(FILE *f, const struct model *m);
+void text_comm(FILE *f, const struct model *m);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cuptitimer.h"
 #include "driver.h"
 #include "flush.h"
 #include "gatewatch.h"
@@ -236,6 +237,20 @@ static inline void gate_close(struct pool *p, uint32_t slot, CUstream es)
     }
 }
 
+/* A launch CUPTI's records time: counted, its L2 flushed (KTIME_FLUSH_L2); made in a range
+ * (or in the capture range of KTIME_CAPTURE), it carries it to its records as an external
+ * correlation id. */
+static bool by_cupti(struct launch *L, struct ktab_entry *k, CUstream s, int ptds)
+{
+    if (!launch_untimed(L, k, s, ptds))
+        return false;
+    cuptitimer_count_unrecorded(k);
+    if (kt.cfg.flush_l2)
+        flush_l2_untimed(s, ptds);
+    L->pushed = cuptitimer_range_before();
+    return true;
+}
+
 bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int ptds,
                         bool first)
 {
@@ -249,14 +264,8 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     /* CUPTI times it: no events, only the counts CUPTI cannot give (captured, failed). Memory
      * operations get events under every timer. */
     if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_CUPTI &&
-        atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP) {
-        if (!launch_untimed(L, k, s, ptds))
-            return false;
-        cuptitimer_count_unrecorded(k);
-        if (kt.cfg.flush_l2)
-            flush_l2_untimed(s, ptds);
-        return true;
-    }
+        atomic_load_explicit(&k->kind, memory_order_relaxed) != KTAB_MEMOP)
+        return by_cupti(L, k, s, ptds);
     inside_ktime = 1;
     if (!ktime_driver_ready()) {
         drop(k, DROP_EVENT_ERROR);
@@ -312,6 +321,7 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
     L->k = k;
     L->pool = p;
     L->exiting = false;
+    L->pushed = false;
     L->slot = slot;
     L->stream = es;
     tracing_anchor_before(p, es);
@@ -330,6 +340,10 @@ bool launch_begin_timed(struct launch *L, struct ktab_entry *k, CUstream s, int 
         goto untimed;
     }
     inside_ktime = 0;
+    /* KTIME_TIMER=both: CUPTI's records of it carry its range too. */
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) == TIMER_BOTH)
+        L->pushed = cuptitimer_range_before();
+    L->t0 = kt.cfg.launch_times ? launch_clock() : 0;
     return true;
 untimed:
     inside_ktime = 0;
@@ -338,6 +352,10 @@ untimed:
 
 void launch_end(struct launch *L, CUresult r)
 {
+    uint64_t t1 = L->pool && L->t0 ? launch_clock() : 0;
+
+    if (L->pushed)
+        cuptitimer_pop();
     if (!L->pool) { /* timed by CUPTI, not drawn by KTIME_SAMPLE, or made during the report */
         if (L->exiting && r == CUDA_SUCCESS) {
             atomic_fetch_add_explicit(&L->k->shutdown, 1, memory_order_relaxed);
@@ -395,6 +413,7 @@ void launch_end(struct launch *L, CUresult r)
         s->bytes = L->bytes;
         s->range = (uint16_t)range_current();
         s->level = L->level;
+        s->api_ns = !L->t0 ? 0 : t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime
                                                       : (uintptr_t)L->stream;
@@ -417,6 +436,7 @@ bool launch_during_exit(struct launch *L, void *handle, int kind)
     L->k = k;
     L->pool = NULL;
     L->exiting = true;
+    L->pushed = false;
     return true;
 }
 

@@ -4,6 +4,7 @@
 #define KTIME_LAUNCH_H
 
 #include <stdbool.h>
+#include <time.h>
 #include <cuda.h>
 
 #include "budget.h"
@@ -24,11 +25,22 @@ struct launch {
     void *probe;           /* stop event of the stream's previous timed launch, to query */
     bool verify;           /* not gated: check the start event is still pending once queued */
     bool exiting;          /* made while the report was being written: only counted */
+    bool pushed;           /* CUPTI timer: ktime's external correlation id is pushed for it */
+    uint64_t t0;           /* events: CLOCK_MONOTONIC ns just before the real call */
     uint8_t level;         /* KTIME_BUDGET: drawn at a rate of 1 in 2^level (0: every one) */
     struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
     uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
 };
 
+
+/* CLOCK_MONOTONIC in ns (a vDSO read, no system call): the launch call's wall time. */
+static inline uint64_t launch_clock(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* First sight of a handle: names it, installs the exit handlers. Slow path, once each. */
 void launch_first_seen(struct ktab_entry *k, void *handle, int kind);
@@ -101,6 +113,7 @@ static inline bool launch_untimed(struct launch *L, struct ktab_entry *k, CUstre
     L->k = k;
     L->pool = NULL;
     L->exiting = false;
+    L->pushed = false;
     return true;
 }
 

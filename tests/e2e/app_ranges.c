@@ -2,7 +2,7 @@
  * (ktime_range_push/pop) and the fake driver, with NVTX v3 compiled in (header-only: its calls
  * reach a tool only when NVTX_INJECTION64_PATH names one).
  *
- * usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] ITERATIONS
+ * usage: app_ranges [--nvtx | --domain] [--runtime | --chevrons] [--extra-pop] [--threads] ITERATIONS
  *   Each iteration:  push "step"
  *                      push "forward":  k_fwd (100 us) twice;  pop
  *                      push "backward": k_bwd (200 us);        pop
@@ -12,6 +12,8 @@
  *   --nvtx     the ranges through nvtxRangePushA / nvtxRangePop (default: ktime_range_push)
  *   --domain   through nvtxDomainRangePushEx / nvtxDomainRangePop in a domain "app", with
  *              registered strings
+ *   --runtime  the kernels through the runtime's cudaLaunchKernel (the fake libcudart)
+ *   --chevrons through __cudaLaunchKernel, what CUDA 13's <<<...>>> calls
  *   --extra-pop  one pop more at the end (with no range open)
  *   --threads  prints on stderr how many threads named ktime-nvml the process has, in the
  *              first iteration inside "forward" after its first launch ("in range: N"), and
@@ -20,6 +22,7 @@
  */
 #include <dirent.h>
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,21 @@ static void pop(void)
         nvtxDomainRangePop(domain);
 }
 
+static int runtime; /* 1: cudaLaunchKernel, 2: __cudaLaunchKernel (CUDA 13's <<<...>>>) */
+cudaError_t __cudaLaunchKernel(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+
+/* One launch of f, through the driver or (--runtime) the runtime. */
+static int launch(CUfunction f, void **params)
+{
+    if (runtime == 2)
+        return __cudaLaunchKernel((const void *)f, (dim3){ 8, 1, 1 }, (dim3){ 256, 1, 1 }, params,
+                                  0, NULL) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+    if (runtime)
+        return cudaLaunchKernel((const void *)f, (dim3){ 8, 1, 1 }, (dim3){ 256, 1, 1 }, params, 0,
+                                NULL) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+    return cuLaunchKernel(f, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
 int main(int argc, char **argv)
 {
     int a = 1, extra_pop = 0, threads = 0;
@@ -102,6 +120,8 @@ int main(int argc, char **argv)
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (!strcmp(argv[a], "--nvtx")) how = NVTX;
         else if (!strcmp(argv[a], "--domain")) how = DOMAIN;
+        else if (!strcmp(argv[a], "--runtime")) runtime = 1;
+        else if (!strcmp(argv[a], "--chevrons")) runtime = 2;
         else if (!strcmp(argv[a], "--extra-pop")) extra_pop = 1;
         else if (!strcmp(argv[a], "--threads")) threads = 1;
         else {
@@ -110,7 +130,7 @@ int main(int argc, char **argv)
         }
     }
     if (a + 1 != argc) {
-        fprintf(stderr, "usage: app_ranges [--nvtx | --domain] [--extra-pop] [--threads] "
+        fprintf(stderr, "usage: app_ranges [--nvtx | --domain] [--runtime | --chevrons] [--extra-pop] [--threads] "
                         "ITERATIONS\n");
         return 2;
     }
@@ -133,19 +153,19 @@ int main(int argc, char **argv)
         void *params[] = { &a };
         push(0);
         push(1);
-        CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(launch(k_fwd, params));
         if (threads && i == 0)
             fprintf(stderr, "in range: %d\n", threads_named("ktime-nvml"));
-        CK(cuLaunchKernel(k_fwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(launch(k_fwd, params));
         pop();
         push(2);
-        CK(cuLaunchKernel(k_bwd, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(launch(k_bwd, params));
         pop();
-        CK(cuLaunchKernel(k_opt, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(launch(k_opt, params));
         pop();
         if (threads && i == 0)
             fprintf(stderr, "after the ranges: %d\n", threads_named("ktime-nvml"));
-        CK(cuLaunchKernel(k_out, 8, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CK(launch(k_out, params));
     }
     if (extra_pop)
         pop();

@@ -67,7 +67,18 @@ for v in bogus '' 'nvtx:'; do
     check "KTIME_CAPTURE='$v': every launch timed" exact "$tmp/bad.json" k 25 125
 done
 check "KTIME_CAPTURE=nvtx: (no NAME): said to name no range" grep -q 'names no range' "$tmp/bad.err"
-run_ktime cupti KTIME_CAPTURE=profiler-api KTIME_TIMER=cupti KTIME_CUPTI_LIB=/nonexistent/libcupti.so KTIME_OUTPUT="$tmp/cu.json" "$A" --profiler 10:20 k=125000:30
-check "KTIME_CAPTURE with KTIME_TIMER=cupti: a warning, range off" sh -c "grep -q 'KTIME_CAPTURE=profiler-api works with KTIME_TIMER=events only' '$tmp/cupti.err' && '$JCHECK' '$tmp/cu.json' capture == null"
+
+# With CUPTI (the fake libcupti): each launch made inside the range carries ktime's external
+# correlation id to its records; the others' records are those launches, outside the range.
+run_ktime cupti KTIME_CAPTURE=profiler-api KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_WARMUP=2 KTIME_OUTPUT="$tmp/cu.json" \
+    FAKECUDA_COUNT_FILE="$tmp/cu.cnt" "$A" --profiler 10:20 --profiler 30:40 k_a=125000:25 k_b=250000:25
+check "KTIME_TIMER=cupti: same exit status and stdout, nothing on stderr" sh -c "[ \$(cat '$tmp/cupti.rc') = \$(cat '$tmp/b.rc') ] && cmp -s '$tmp/b.out' '$tmp/cupti.out' && [ ! -s '$tmp/cupti.err' ]"
+check "KTIME_TIMER=cupti: timed by CUPTI, the range kept" sh -c "'$JCHECK' '$tmp/cu.json' timer.used == cupti && '$JCHECK' '$tmp/cu.json' capture.mode == profiler-api && '$JCHECK' '$tmp/cu.json' capture.ranges == 2"
+check "KTIME_TIMER=cupti: every launch in one bucket" accounting "$tmp/cu.json"
+for k in k_a:125 k_b:250; do
+    n=${k%%:*}
+    check "KTIME_TIMER=cupti: $n: 10 timed, each exact, as with events" exact "$tmp/cu.json" "$n" 10 "${k#*:}"
+    check "KTIME_TIMER=cupti: $n: warmup 2, 13 outside the range" sh -c "'$JCHECK' '$tmp/cu.json' 'kernels[mangled=$n].warmup_skipped' == 2 && '$JCHECK' '$tmp/cu.json' 'kernels[mangled=$n].outside_range' == 13"
+done
 
 finish

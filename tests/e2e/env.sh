@@ -82,7 +82,7 @@ csv_report() {
     _bad=0
     head -n 1 "$1" | grep -q '^name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,timed,' ||
         { echo "no CSV header"; _bad=1; }
-    awk -F, '!/\r$/ { print "line " NR " not CRLF-ended"; bad = 1 } NF != 39 { print "line " NR ": " NF " fields"; bad = 1 } END { exit bad }' "$1" || _bad=1
+    awk -F, '!/\r$/ { print "line " NR " not CRLF-ended"; bad = 1 } NF != 47 { print "line " NR ": " NF " fields"; bad = 1 } END { exit bad }' "$1" || _bad=1
     [ "$(wc -l <"$1")" -eq 3 ] || { echo "$(wc -l <"$1") lines, want 3"; _bad=1; }
     for _k in k_small k_big; do
         _row=$(awk -F, -v k="$_k" '$2 == k { print $5, $6, $11, $24 }' "$1")

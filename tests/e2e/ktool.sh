@@ -151,8 +151,8 @@ check "--top 2 --sort calls: two rows, kmix (60 calls) first, then k_small" \
 check "--top 2 --sort calls: the text says what is shown" grep -q '^shown    2 of 3 kernels (sorted by calls, --top 2); ' "$tmp/top.txt"
 check "--top 2 --sort calls: each row is the full report's row" \
     sh -c "sed -n '/^  Time%/,/^shown/p' '$tmp/top.txt' | sed '1d;\$d' | while IFS= read -r l; do grep -qxF \"\$l\" '$tmp/mixed.txt' || exit 1; done"
-kt report "$R" --filter '^k_' --format csv >"$tmp/filt.csv"
-check "--filter '^k_' --format csv: the header and the two k_ rows of the library's CSV" \
+kt report "$tmp/mixed-c.json" --filter '^k_' --format csv >"$tmp/filt.csv"
+check "--filter '^k_' --format csv: the header and the two k_ rows of the library's CSV of the run" \
     sh -c "[ \$(wc -l <'$tmp/filt.csv') = 3 ] && grep -v '^kmix' '$tmp/mixed.csv' | cmp -s - '$tmp/filt.csv'"
 kt report "$R" --sort mean --format json >"$tmp/sorted.json"
 check "--sort mean --format json: valid JSON, the slowest mean first" \

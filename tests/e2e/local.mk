@@ -201,6 +201,7 @@ E2E_TESTS = \
 	tests/e2e/flush.sh \
 	tests/e2e/memops.sh \
 	tests/e2e/ranges.sh \
+	tests/e2e/where.sh \
 	tests/e2e/ktool.sh \
 	tests/e2e/messages.sh \
 	tests/e2e/trydemo.sh \
@@ -275,8 +276,8 @@ EXTRA_tests_e2e_app_api_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
 tests_e2e_app_api_LINK = $(E2E_PLAIN_LINK)
 tests_e2e_app_ranges_SOURCES = tests/e2e/app_ranges.c
 tests_e2e_app_ranges_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
-tests_e2e_app_ranges_LDADD = $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
-EXTRA_tests_e2e_app_ranges_DEPENDENCIES = src/libktime.la $(FAKE_CUDA)
+tests_e2e_app_ranges_LDADD = -L$(top_builddir)/tests/fake -lcudart $(E2E_KTIME_LINK) $(E2E_LIBCUDA) -ldl
+EXTRA_tests_e2e_app_ranges_DEPENDENCIES = src/libktime.la $(FAKE_CUDA) $(FAKE_CUDART)
 tests_e2e_app_ranges_LINK = $(E2E_PLAIN_LINK)
 tests_e2e_app_api_nodrv_SOURCES = tests/e2e/app_api_nodrv.c tests/e2e/selfcheck.h
 tests_e2e_app_api_nodrv_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)

@@ -44,6 +44,23 @@ for how in api:"" nvtx:--nvtx domain:--domain; do
     check "$h: the kernels' own rows unchanged" sh -c "'$JCHECK' '$tmp/$h.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/$h.json' 'kernels[mangled=k_fwd].mean_us' '~' 100 0.01"
     check "$h: calls are the fake's" counts_match "$tmp/$h.json" "$tmp/$h.cnt"
 done
+# The CUPTI timer: each launch made in a range carries it to its records (an external
+# correlation id): the same ranges, the same samples, exactly. Through the runtime too: as with
+# the real libcupti, a runtime launch's kernels carry the runtime call's correlation, so the
+# range must be pushed before the runtime is entered (ktime's cudaLaunchKernel), not in the
+# driver call inside it.
+run_plain prt ${E2E_PRELOAD_FIRST:+LD_PRELOAD=$E2E_PRELOAD_FIRST} "$R" --runtime $N
+run_ktime rt KTIME_NVTX=1 KTIME_OUTPUT="$tmp/rt.json" "$R" --nvtx --runtime $N
+check "rt: events, runtime launches: same exit status and stdout as without ktime" same_run prt rt
+check "rt: events, runtime launches: each kernel under its innermost range" innermost rt
+for how in api:"" nvtx:--nvtx rt:"--nvtx --runtime" chev:"--nvtx --chevrons"; do
+    h=cu${how%%:*}
+    run_ktime "$h" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_NVTX=1 KTIME_OUTPUT="$tmp/$h.json" FAKECUDA_COUNT_FILE="$tmp/$h.cnt" "$R" ${how#*:} $N
+    check "$h: same exit status and stdout as without ktime" same_run p "$h"
+    check "$h: timed by CUPTI" jc "$tmp/$h.json" timer.used == cupti
+    check "$h: each kernel under its innermost range, as with events" innermost "$h"
+    check "$h: calls are the fake's" counts_match "$tmp/$h.json" "$tmp/$h.cnt"
+done
 check "NVTX: ktime is NVTX's tool" jc "$tmp/nvtx.json" ranges.nvtx == "ktime is NVTX's tool (NVTX_INJECTION64_PATH)"
 check "API without NVTX: the ranges all the same" jc "$tmp/api.json" 'ranges.by_name[name=forward].closed' == $N
 
@@ -83,6 +100,9 @@ check "KTIME_CAPTURE=nvtx:forward: only k_fwd timed, the others counted outside 
     sh -c "'$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_bwd].timed' == 0 && '$JCHECK' '$tmp/rg.json' 'kernels[mangled=k_bwd].outside_range' == $((N - 5))"
 check "KTIME_CAPTURE=nvtx:forward: the range's pushes and pops" \
     sh -c "'$JCHECK' '$tmp/rg.json' capture.mode == nvtx:forward && '$JCHECK' '$tmp/rg.json' capture.ranges == $N && '$JCHECK' '$tmp/rg.json' capture.starts == $N && '$JCHECK' '$tmp/rg.json' capture.stops == $N"
+run_ktime rgc KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" KTIME_NVTX=1 KTIME_CAPTURE=nvtx:forward KTIME_OUTPUT="$tmp/rgc.json" "$R" --nvtx $N
+check "KTIME_CAPTURE=nvtx:forward with CUPTI: the same samples and counts as with events" \
+    sh -c "'$JCHECK' '$tmp/rgc.json' timer.used == cupti && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_fwd].timed' == $((2 * N - 5)) && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_fwd].mean_us' '~' 100 0.01 && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_bwd].timed' == 0 && '$JCHECK' '$tmp/rgc.json' 'kernels[mangled=k_bwd].outside_range' == $((N - 5))"
 run_ktime rgt KTIME_NVTX=1 KTIME_CAPTURE=nvtx:forward "$R" --nvtx $N
 check "KTIME_CAPTURE=nvtx:forward: the header's range line" \
     grep -q '^capture  KTIME_CAPTURE=nvtx:forward: only launches while a range forward is open (on any thread) are timed;$' "$tmp/rgt.err"

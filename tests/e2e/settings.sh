@@ -135,7 +135,7 @@ check "KTIME_DUMP_CONFIG=1 under the launcher: the environment's" has "$tmp/dk.e
 check "ktime-settings --report-keys: the settings the report shows" sh -c "[ \$(wc -l <'$tmp/keys') -ge 10 ]"
 # shellcheck disable=SC2086
 run_ktime rk KTIME_OUTPUT="$tmp/rk.json" KTIME_WARMUP=3 KTIME_GROUP=shape KTIME_GATE=1 KTIME_SAMPLE=2 KTIME_INTERVAL=3600 \
-    KTIME_CAPTURE=profiler-api KTIME_NVML_INTERVAL_MS=250 KTIME_NVML_LIB="$FAKE_DIR/nvml/libnvidia-ml.so.1" \
+    KTIME_CAPTURE=profiler-api KTIME_LAUNCH_COLUMNS=1 KTIME_NVML_INTERVAL_MS=250 KTIME_NVML_LIB="$FAKE_DIR/nvml/libnvidia-ml.so.1" \
     "$A" $ARGS
 # want NAME VALUE: the report key settings.def gives NAME holds VALUE.
 want() {
@@ -152,6 +152,7 @@ check "report key of KTIME_TIMER holds its value" want KTIME_TIMER events
 check "report key of KTIME_SAMPLE holds its value" want KTIME_SAMPLE 2
 check "report key of KTIME_CAPTURE holds its value" want KTIME_CAPTURE profiler-api
 check "report key of KTIME_NVML_INTERVAL_MS holds its value" want KTIME_NVML_INTERVAL_MS 250
+check "report key of KTIME_LAUNCH_COLUMNS holds its value" want KTIME_LAUNCH_COLUMNS true
 check "report key of KTIME_NVML_LIB holds its value" want KTIME_NVML_LIB "$FAKE_DIR/nvml/libnvidia-ml.so.1"
 check "report key of KTIME_INTERVAL holds its value" want KTIME_INTERVAL 3600
 finish

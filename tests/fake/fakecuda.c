@@ -188,6 +188,7 @@ static int g_fork_broken;
 static int g_is_child;
 static int g_ndev = 1;
 static uint64_t g_delay_ns;
+static uint64_t g_idle_ns;     /* FAKECUDA_IDLE_NS: each kernel starts this long after the last */
 static uint64_t g_delay_records; /* 0: every event record is delayed; N: the first N only */
 static uint64_t g_records;
 static int g_atexit_deinit = 1;
@@ -284,6 +285,7 @@ __attribute__((constructor)) static void fake_ctor(void)
     const char *cf;
     g_ndev = (int)env_u64("FAKECUDA_DEVICES", 1, FAKE_MAX_DEVICES);
     g_delay_ns = env_u64("FAKECUDA_COMPLETE_DELAY_US", 0, 3600ull * 1000000ull) * 1000ull;
+    g_idle_ns = env_u64("FAKECUDA_IDLE_NS", 0, 1000000000ull);
     g_delay_records = env_u64("FAKECUDA_COMPLETE_DELAY_RECORDS", 0, UINT64_MAX);
     g_atexit_deinit = (int)env_u64("FAKECUDA_ATEXIT_DEINIT", 1, 1);
     g_fork_child_fails = (int)env_u64("FAKECUDA_FORK_CHILD_FAILS", 0, 1);
@@ -739,6 +741,7 @@ static void stream_run(struct stream *s, struct kdef *k, struct fakecuda_kernel_
     uint64_t d = k->durs[k->next % (uint64_t)k->ndurs];
     uint64_t t = now_ns() + g_delay_ns;
     k->next++;
+    s->clock_ns += g_idle_ns; /* the stream waited for the host */
     if (a) {
         memset(a, 0, sizeof *a);
         a->size = sizeof *a;

@@ -47,14 +47,29 @@ static cudaError_t err(CUresult r)
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure;
 }
 
+/* The fake CUPTI, when loaded, sets this (its constructor finds it in the program's scope)
+ * and is told of each runtime launch: its records are then the runtime call's, as the real
+ * libcupti's are. */
+EXPORT void (*fakecudart_rt_hook)(int enter);
+
+static void rt_api(int enter)
+{
+    void (*h)(int) = __atomic_load_n(&fakecudart_rt_hook, __ATOMIC_ACQUIRE);
+    if (h)
+        h(enter);
+}
+
 static cudaError_t launch(int pt, const void *func, dim3 g, dim3 b, void **args, size_t smem,
                           cudaStream_t s)
 {
     pthread_once(&once, load);
     if (!drv.launch[pt])
         return cudaErrorInitializationError;
-    return err(drv.launch[pt]((CUfunction)func, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)smem,
-                              (CUstream)s, args, NULL));
+    rt_api(1);
+    cudaError_t e = err(drv.launch[pt]((CUfunction)func, g.x, g.y, g.z, b.x, b.y, b.z,
+                                       (unsigned)smem, (CUstream)s, args, NULL));
+    rt_api(0);
+    return e;
 }
 
 EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t smem,
@@ -67,6 +82,19 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, void 
                                          cudaStream_t s)
 {
     return launch(1, func, g, b, args, smem, s);
+}
+
+/* CUDA 13's <<<...>>> launches through these (the kernel's handle in place of func). */
+EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, dim3 g, dim3 b, void **args, size_t smem,
+                                      cudaStream_t s)
+{
+    return launch(0, kernel, g, b, args, smem, s);
+}
+
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 g, dim3 b, void **args,
+                                           size_t smem, cudaStream_t s)
+{
+    return launch(1, kernel, g, b, args, smem, s);
 }
 
 static cudaError_t launch_ex(int pt, const cudaLaunchConfig_t *c, const void *func, void **args)
@@ -83,7 +111,10 @@ static cudaError_t launch_ex(int pt, const cudaLaunchConfig_t *c, const void *fu
     cfg.blockDimZ = c->blockDim.z;
     cfg.sharedMemBytes = (unsigned)c->dynamicSmemBytes;
     cfg.hStream = (CUstream)c->stream;
-    return err(drv.launch_ex[pt](&cfg, (CUfunction)func, args, NULL));
+    rt_api(1);
+    cudaError_t e = err(drv.launch_ex[pt](&cfg, (CUfunction)func, args, NULL));
+    rt_api(0);
+    return e;
 }
 
 EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *func, void **args)

@@ -41,7 +41,12 @@
 #define EXPORT __attribute__((visibility("default")))
 
 #define REC_SIZE sizeof(CUpti_ActivityKernel10)
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+#define API_SIZE ALIGN8(sizeof(CUpti_ActivityAPI))
+#define EXT_SIZE ALIGN8(sizeof(CUpti_ActivityExternalCorrelation))
 #define MAX_CTX_OVERRIDES 64
+#define EXT_DEPTH 16              /* external correlation ids a thread keeps pushed, per kind */
+#define MAX_CBID 1024             /* driver API callback ids cuptiActivityEnableDriverApi takes */
 
 _Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "kernel records keep 8-byte alignment");
 
@@ -66,6 +71,10 @@ _Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "kernel records keep 8-b
     X(cuptiActivityFlushAll) \
     X(cuptiActivityFlushPeriod) \
     X(cuptiActivityGetNumDroppedRecords) \
+    X(cuptiActivityEnableDriverApi) \
+    X(cuptiActivityEnableRuntimeApi) \
+    X(cuptiActivityPushExternalCorrelationId) \
+    X(cuptiActivityPopExternalCorrelationId) \
     X(cuptiFinalize) \
     X(cuptiSubscribe) \
     X(cuptiSubscribe_v2) \
@@ -112,6 +121,7 @@ struct buf {                   /* a client buffer CUPTI holds */
     size_t size;               /* as the client gave it */
     size_t used;               /* bytes from p: alignment padding, then nrec records */
     size_t nrec, maxrec;       /* maxrec 0: as many as fit */
+    size_t nkern;              /* of the records, kernel records (the counts are theirs) */
 };
 
 struct kcount {                /* delivered records per kernel (names are the driver's, unique) */
@@ -160,6 +170,19 @@ static struct {
     uint64_t calls[API_COUNT], failed[API_COUNT];
 } g_cnt;
 
+static uint8_t g_api_off[MAX_CBID];       /* driver API entry points switched off, by callback id */
+static uint64_t g_launch_ns = 2000, g_queue_ns = 3000; /* FAKECUPTI_LAUNCH_NS, _QUEUE_NS */
+
+static __thread struct { uint64_t id[EXT_DEPTH]; int n; } tl_ext[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+static __thread uint32_t tl_last_corr;    /* the launch whose launch record this thread made */
+/* Inside a runtime launch (fakecupti_runtime_api): as the real libcupti, its kernels carry the
+ * runtime call's correlation id, and the external ids are those pushed when it was entered
+ * (one pushed later, by a driver-level wrapper inside it, belongs to the driver call). */
+static __thread struct {
+    int on;
+    int has[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+    uint64_t id[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+} tl_rt;
 static __thread CUptiResult tl_last_error;
 static __thread int tl_in_callback;       /* inside a client buffer callback */
 
@@ -272,6 +295,8 @@ __attribute__((constructor)) static void fakecupti_ctor(void)
     const char *s;
     g_trace = (int)env_u64("FAKECUPTI_TRACE", 0, 1);
     g_max_records = env_u64("FAKECUPTI_MAX_RECORDS", 0, UINT64_MAX);
+    g_launch_ns = env_u64("FAKECUPTI_LAUNCH_NS", 2000, 1000000000);
+    g_queue_ns = env_u64("FAKECUPTI_QUEUE_NS", 3000, 1000000000);
     s = getenv("FAKECUPTI_FAIL");
     if (s && *s)
         parse_fail(s);
@@ -430,9 +455,27 @@ static size_t align_pad(const uint8_t *p)
     return (size_t)((8 - ((uintptr_t)p & 7)) & 7);
 }
 
-static int buf_fits(const struct buf *b)
+/* Whether b has room for n more records of bytes in all. */
+static int buf_fits(const struct buf *b, size_t bytes, size_t n)
 {
-    return b->used + REC_SIZE <= b->size && (b->maxrec == 0 || b->nrec < b->maxrec);
+    return b->used + bytes <= b->size && (b->maxrec == 0 || b->nrec + n <= b->maxrec);
+}
+
+/* The size of a record of kind, as laid out in a buffer (0: not a kind the fake makes). */
+static size_t rec_size(int kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        return REC_SIZE;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+        return API_SIZE;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+        return EXT_SIZE;
+    default:
+        return 0;
+    }
 }
 
 static int is_kernel_kind(int kind)
@@ -483,17 +526,18 @@ static void count_kernel(const char *name)
  * Under the lock; deliver() must follow without it. lost: its records are not delivered. */
 static void detach_buf(struct buf *b, int lost)
 {
-    size_t i;
-    g_pending -= b->nrec;
+    size_t i, at = align_pad(b->p);
+    g_pending -= b->nkern;
     if (lost) {
-        g_cnt.lost += b->nrec;
+        g_cnt.lost += b->nkern;
         b->used = 0;
     } else {
-        g_cnt.delivered += b->nrec;
+        g_cnt.delivered += b->nkern;
         for (i = 0; i < b->nrec; i++) {
-            const CUpti_ActivityKernel10 *r =
-                (const CUpti_ActivityKernel10 *)(void *)(b->p + align_pad(b->p) + i * REC_SIZE);
-            count_kernel(r->name);
+            const CUpti_Activity *a = (const CUpti_Activity *)(void *)(b->p + at);
+            if (is_kernel_kind(a->kind))
+                count_kernel(((const CUpti_ActivityKernel10 *)(const void *)a)->name);
+            at += rec_size(a->kind);
         }
     }
     g_delivering++;
@@ -545,7 +589,115 @@ static void write_record(struct buf *b, CUpti_ActivityKind kind, const struct fa
     memcpy(b->p + b->used, &r, REC_SIZE);
     b->used += REC_SIZE;
     b->nrec++;
+    b->nkern++;
     g_pending++;
+}
+
+/* Whether a launch makes a launch (driver API) record. As the real libcupti 13 does: only with
+ * the driver kind enabled (the per-API switches alone record nothing), and its entry point's
+ * callback id not switched off since. The fake does not know which entry point launched it:
+ * any launch one will do. */
+static int api_enabled(void)
+{
+    static const int cbids[] = { 307, 442, 652, 653, 477, 478, 514, 515 };
+    if (tl_rt.on)
+        return g_enabled[CUPTI_ACTIVITY_KIND_RUNTIME];
+    if (!g_enabled[CUPTI_ACTIVITY_KIND_DRIVER])
+        return 0;
+    for (size_t i = 0; i < sizeof cbids / sizeof cbids[0]; i++)
+        if (!g_api_off[cbids[i]])
+            return 1;
+    return 0;
+}
+
+/* The external id of kind the launch's records carry, if any. */
+static int ext_of(int kind, uint64_t *id)
+{
+    if (tl_rt.on) {
+        *id = tl_rt.id[kind];
+        return tl_rt.has[kind];
+    }
+    if (!tl_ext[kind].n)
+        return 0;
+    *id = tl_ext[kind].id[tl_ext[kind].n - 1];
+    return 1;
+}
+
+/* The records that precede a launch's first kernel record: an external correlation record
+ * per kind with an id pushed on the launching thread, then the launch record. Their bytes and
+ * number (0 when the launch makes none, or made them already: a graph's later nodes). */
+static size_t launch_extra(const struct fakecuda_kernel_activity *k, size_t *n)
+{
+    size_t bytes = 0;
+    uint64_t id;
+    *n = 0;
+    if (!api_enabled() || k->correlation_id == tl_last_corr)
+        return 0;
+    if (g_enabled[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION])
+        for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; kind++)
+            if (ext_of(kind, &id)) {
+                bytes += EXT_SIZE;
+                ++*n;
+            }
+    ++*n;
+    return bytes + API_SIZE;
+}
+
+static void write_launch(struct buf *b, const struct fakecuda_kernel_activity *k)
+{
+    CUpti_ActivityAPI a;
+    uint64_t id;
+    if (g_enabled[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION])
+        for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; kind++)
+            if (ext_of(kind, &id)) {
+                CUpti_ActivityExternalCorrelation e;
+                memset(&e, 0, sizeof e);
+                e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+                e.externalKind = (CUpti_ExternalCorrelationKind)kind;
+                e.externalId = id;
+                e.correlationId = k->correlation_id;
+                memcpy(b->p + b->used, &e, sizeof e);
+                b->used += EXT_SIZE;
+                b->nrec++;
+            }
+    memset(&a, 0, sizeof a);
+    if (tl_rt.on) {
+        a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+        a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    } else {
+        a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+        a.cbid = k->graph_id ? 514 : k->launch_type ? 477 : 307;
+    }
+    a.end = k->start_ns > g_queue_ns ? k->start_ns - g_queue_ns : 0;
+    a.start = a.end > g_launch_ns ? a.end - g_launch_ns : 0;
+    a.processId = (uint32_t)getpid();
+    a.correlationId = k->correlation_id;
+    memcpy(b->p + b->used, &a, sizeof a);
+    b->used += API_SIZE;
+    b->nrec++;
+    tl_last_corr = k->correlation_id;
+}
+
+/* The fake runtime's launches call this on entry (1) and return (0): see tl_rt. */
+static void runtime_api(int enter)
+{
+    if (!enter) {
+        tl_rt.on = 0;
+        return;
+    }
+    for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; kind++) {
+        tl_rt.has[kind] = tl_ext[kind].n > 0;
+        tl_rt.id[kind] = tl_rt.has[kind] ? tl_ext[kind].id[tl_ext[kind].n - 1] : 0;
+    }
+    tl_rt.on = 1;
+}
+
+/* Tells the fake runtime, if the program has it, to report its launches here. */
+__attribute__((constructor)) static void find_runtime(void)
+{
+    void (**hook)(int) = (void (**)(int))dlsym(RTLD_DEFAULT, "fakecudart_rt_hook");
+    if (hook)
+        __atomic_store_n(hook, runtime_api, __ATOMIC_RELEASE);
 }
 
 /* The driver's sink: one kernel ran. Any thread; the driver holds no lock. */
@@ -570,6 +722,7 @@ static void on_kernel(const struct fakecuda_kernel_activity *k, void *arg)
         drop_record("no buffer callbacks registered");
         goto out;
     }
+    size_t nextra, extra = launch_extra(k, &nextra);
     for (;;) {
         CUpti_BuffersCallbackRequestFunc req;
         uint8_t *p = NULL;
@@ -579,9 +732,26 @@ static void on_kernel(const struct fakecuda_kernel_activity *k, void *arg)
             drop_record("FAKECUPTI_MAX_RECORDS records wait for a flush");
             break;
         }
-        if (g_cur && buf_fits(g_cur)) {
+        if (g_cur && !g_cur->nrec && extra && !buf_fits(g_cur, extra + REC_SIZE, nextra + 1)) {
+            extra = nextra = 0;  /* a buffer too small for the launch's records: the kernel's */
+            continue;
+        }
+        if (g_cur && !buf_fits(g_cur, extra + REC_SIZE, nextra + 1) && g_cur->nrec) {
+            done = g_cur;  /* no room for the launch's records: completed, and a new one */
+            g_cur = NULL;
+            comp = g_comp;
+            detach_buf(done, 0);
+            UNLOCK();
+            deliver(done, comp);
+            LOCK();
+            done = NULL;
+            continue;
+        }
+        if (g_cur && buf_fits(g_cur, extra + REC_SIZE, nextra + 1)) {
+            if (extra)
+                write_launch(g_cur, k);
             write_record(g_cur, kind, k);
-            if (!buf_fits(g_cur)) {  /* full: completed at once */
+            if (!buf_fits(g_cur, REC_SIZE, 1)) {  /* full: completed at once */
                 done = g_cur;
                 g_cur = NULL;
                 comp = g_comp;
@@ -857,6 +1027,8 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
         return ret(r);
     LOCK();
     g_enabled[kind] = 1;
+    if (kind == CUPTI_ACTIVITY_KIND_DRIVER) /* every entry point on: earlier switches undone */
+        memset(g_api_off, 0, sizeof g_api_off);
     enabled_by_me();
     UNLOCK();
     TRACE("cuptiActivityEnable(%d)", (int)kind);
@@ -924,6 +1096,52 @@ EXPORT CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_Activity
     return ret(context_kind(context, kind, 0));
 }
 
+/* Switches one driver entry point's records on or off: it filters what the driver kind
+ * records, and records nothing by itself (see api_enabled). */
+EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    ENTER(cuptiActivityEnableDriverApi);
+    if (cbid >= MAX_CBID)
+        return ret(CUPTI_ERROR_INVALID_PARAMETER);
+    LOCK();
+    g_api_off[cbid] = enable == 0;
+    UNLOCK();
+    return CUPTI_SUCCESS;
+}
+
+/* Accepted; a runtime launch's record is made whenever the runtime kind is enabled. */
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    ENTER(cuptiActivityEnableRuntimeApi);
+    (void)enable;
+    return cbid >= MAX_CBID ? ret(CUPTI_ERROR_INVALID_PARAMETER) : CUPTI_SUCCESS;
+}
+
+/* The calling thread's stack of external correlation ids, per kind. */
+EXPORT CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
+{
+    ENTER(cuptiActivityPushExternalCorrelationId);
+    if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+        return ret(CUPTI_ERROR_INVALID_PARAMETER);
+    if (tl_ext[kind].n == EXT_DEPTH)
+        return ret(CUPTI_ERROR_MAX_LIMIT_REACHED);
+    tl_ext[kind].id[tl_ext[kind].n++] = id;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
+{
+    ENTER(cuptiActivityPopExternalCorrelationId);
+    if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+        return ret(CUPTI_ERROR_INVALID_PARAMETER);
+    if (!tl_ext[kind].n)
+        return ret(CUPTI_ERROR_QUEUE_EMPTY);
+    tl_ext[kind].n--;
+    if (lastId)
+        *lastId = tl_ext[kind].id[tl_ext[kind].n];
+    return CUPTI_SUCCESS;
+}
+
 EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
     uint8_t *pos, *end;
@@ -934,13 +1152,14 @@ EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBuffe
     if (!*record) {
         pos = buffer + align_pad(buffer);
     } else {
-        if (!is_kernel_kind((*record)->kind))
+        if (!rec_size((*record)->kind))
             return ret(CUPTI_ERROR_INVALID_KIND);
-        pos = (uint8_t *)*record + REC_SIZE;
+        pos = (uint8_t *)*record + rec_size((*record)->kind);
     }
     if (pos >= end)
         return ret(CUPTI_ERROR_MAX_LIMIT_REACHED);
-    if (pos + REC_SIZE > end || !is_kernel_kind(((CUpti_Activity *)(void *)pos)->kind))
+    if (pos + sizeof(CUpti_Activity) > end || !rec_size(((CUpti_Activity *)(void *)pos)->kind) ||
+        pos + rec_size(((CUpti_Activity *)(void *)pos)->kind) > end)
         return ret(CUPTI_ERROR_INVALID_KIND);  /* incomplete or not ours */
     *record = (CUpti_Activity *)(void *)pos;
     return CUPTI_SUCCESS;

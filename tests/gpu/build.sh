@@ -5,7 +5,7 @@
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
 # OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, app_exitrace,
-# app_sigterm, flush_l2, memops, chain, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
+# app_sigterm, where, flush_l2, memops, chain, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -151,6 +151,9 @@ if step app_sigterm "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/app_sigterm" "$HERE/app_
     built+=(app_sigterm)
 fi
 
+if step where "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/where" "$HERE/where.cu"; then
+    built+=(where)
+fi
 if step flush_l2 "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/flush_l2" "$HERE/flush_l2.cu"; then
     built+=(flush_l2)
 fi

@@ -29,6 +29,9 @@
  *                    MEMCPY2 and MEMSET records) by ktime's kinds (HtoD, DtoH, DtoD, HtoH,
  *                    peer, memset; array copies under the kind of their other side), in the
  *                    JSON's "memops": count, bytes and sum_ns per kind.
+ *   KCOUNT_INTERVALS every kernel record also as a line "device stream start_ns end_ns name" of
+ *                    this file ("%p" becomes the pid), for busy time, gaps and overlap computed
+ *                    independently of ktime (tests/gpu/where.py).
  * A process that never used CUDA writes nothing, so helper processes that inherit LD_PRELOAD
  * (a shell, ldconfig, ...) do not overwrite the report of the process under test.
  */
@@ -235,6 +238,29 @@ static void CUPTIAPI kc_buffer_requested(uint8_t **buffer, size_t *size, size_t 
         atexit(kc_atexit);
 }
 
+static FILE *kc_intervals; /* KCOUNT_INTERVALS, opened at the first record; under kc_lock */
+static int kc_intervals_tried;
+
+static void kc_interval(const CUpti_ActivityKernel10 *k)
+{
+    if (!kc_intervals_tried) {
+        const char *t = getenv("KCOUNT_INTERVALS");
+        char path[4096];
+        kc_intervals_tried = 1;
+        if (t && *t) {
+            const char *pp = strstr(t, "%p");
+            if (pp)
+                snprintf(path, sizeof path, "%.*s%d%s", (int)(pp - t), t, (int)getpid(), pp + 2);
+            else
+                snprintf(path, sizeof path, "%s", t);
+            kc_intervals = fopen(path, "w");
+        }
+    }
+    if (kc_intervals)
+        fprintf(kc_intervals, "%u %u %llu %llu %s\n", k->deviceId, k->streamId,
+                (unsigned long long)k->start, (unsigned long long)k->end, k->name ? k->name : "?");
+}
+
 static void CUPTIAPI kc_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
                                          size_t size, size_t valid)
 {
@@ -248,6 +274,7 @@ static void CUPTIAPI kc_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
             rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
             kc_add(k->name, k->deviceId, k->correlationId, k->start, k->end);
+            kc_interval(k);
         } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
             const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
             kc_memop(kc_memop_kind(m->copyKind), m->bytes, m->start, m->end);
@@ -530,6 +557,10 @@ static void kc_finish(const char *via)
     CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (r != CUPTI_SUCCESS)
         kc_warn("final cuptiActivityFlushAll(FORCED)", r);
+    pthread_mutex_lock(&kc_lock);
+    if (kc_intervals)
+        fflush(kc_intervals);
+    pthread_mutex_unlock(&kc_lock);
     kc_report(via, r);
 }
 

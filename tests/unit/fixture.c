@@ -7,8 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy.h"
+#include "comm.h"
 #include "cuptitimer.h"
 #include "gatewatch.h"
+#include "launches.h"
 #include "memop.h"
 #include "modules.h"
 #include "rebase.h"
@@ -140,6 +143,10 @@ int fx_teardown(void **state)
         shape_set_free(a->shapes);
         free(a);
     }
+    /* The modules that hold names of the kernel table and of CUPTI's records. */
+    launches_free();
+    comm_free();
+    busy_free();
     for (uint32_t i = 0; i <= kt.ktab.mask; i++)
         free(atomic_load(&kt.ktab.slots[i].name));
     free(kt.ktab.slots);

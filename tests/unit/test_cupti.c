@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "budget.h"
+#include "capture.h"
 #include "cuptitimer.h"
 #include "fakecupti_unit.h"
 #include "floor.h"
 #include "lifecycle.h"
+#include "rangestack.h"
 
 #define NS 250000u
 #define CUPTI_LIB "KTIME_CUPTI_LIB=" FAKECUPTI_UNIT
@@ -21,6 +23,9 @@
 static void *lib;
 static struct fcu *fc;
 static fcu_record_fn record;
+static fcu_record_corr_fn record_corr;
+static fcu_launch_fn launch_rec;
+static fcu_copy_fn copy_rec;
 static fcu_complete_fn complete;
 
 static CUcontext ctx;
@@ -35,7 +40,10 @@ static int group_setup(void **state)
     fc = ((fcu_state_fn)dlsym(lib, "fcu_state"))();
     record = (fcu_record_fn)dlsym(lib, "fcu_record");
     complete = (fcu_complete_fn)dlsym(lib, "fcu_complete");
-    return fc && record && complete ? 0 : -1;
+    record_corr = (fcu_record_corr_fn)dlsym(lib, "fcu_record_corr");
+    launch_rec = (fcu_launch_fn)dlsym(lib, "fcu_launch");
+    copy_rec = (fcu_copy_fn)dlsym(lib, "fcu_copy");
+    return fc && record && complete && record_corr && launch_rec && copy_rec ? 0 : -1;
 }
 
 static int group_teardown(void **state)
@@ -56,7 +64,11 @@ static void start(void)
     assert_true(info.started);
     assert_non_null(info.library);
     assert_int_equal(fc->registrations, 1);
-    assert_int_equal(fc->enables, 1);
+    /* Kernels, driver and runtime calls, external correlation, copies and sets; the calls'
+     * records of the 8 driver and 13 runtime launch entry points alone. */
+    assert_int_equal(fc->enables, 6);
+    assert_int_equal(fc->driver_api_on, 8);
+    assert_int_equal(fc->runtime_api_on, 13);
 }
 
 /* The records CUPTI completed, parsed (the drain thread's part), then the rows as the exit
@@ -338,7 +350,9 @@ static void test_hand_over(void **state)
     cuptitimer_foreign("cuptiActivityRegisterCallbacks");
     assert_int_equal(fc->flushes - flushes, 2);
     assert_int_equal(fc->forced_flushes - forced, 1);
-    assert_int_equal(fc->disables, 1);
+    assert_int_equal(fc->disables, 6); /* every kind it enabled, */
+    assert_int_equal(fc->driver_api_on, 0); /* and every launch record */
+    assert_int_equal(fc->runtime_api_on, 0);
     assert_int_equal(atomic_load(&kt.timing), TIMER_EVENTS);
     cuptitimer_drain();
     assert_int_equal(hw_find(cuptitimer_records(), "k_d")->records, 2);
@@ -346,6 +360,189 @@ static void test_hand_over(void **state)
     assert_non_null(strstr(info.note, "took CUPTI over"));
     assert_true(fx_launch(k, s, NS));
     assert_int_equal(fd_calls(FD_EventRecord), 2);
+}
+
+/* ---- ranges, launch and queue times, busy time under CUPTI ---- */
+
+/* The range of name name, in the report. */
+static const struct report_range *range_named(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nranges_by_name; i++)
+        if (name ? r->ranges_by_name[i].name && strcmp(r->ranges_by_name[i].name, name) == 0
+                 : !r->ranges_by_name[i].name)
+            return &r->ranges_by_name[i];
+    return NULL;
+}
+
+/* The program's phases: a warmup launch, 3 launches of k in "cu fwd", 2 in "cu bwd" (one
+ * inside a nested "cu inner"), and 1 outside every range. Under CUPTI each launch past warmup
+ * gets its launch record (a 2 us call), the kernel record its 250 us run 10 us after the call
+ * returned; under events the program waits for each kernel. */
+static void phases(void *k, bool cupti)
+{
+    uint32_t fwd = range_intern("cu fwd"), bwd = range_intern("cu bwd"),
+             inner = range_intern("cu inner");
+    uint32_t corr = 100;
+    uint64_t t = 0;
+    static const int where[] = { 0, 1, 1, 1, 2, 3, 0 }; /* 0 none, 1 fwd, 2 bwd, 3 inner */
+
+    for (int i = 0; i < 7; i++) {
+        if (where[i] == 1 && where[i - 1] != 1)
+            range_push_id(fwd);
+        if (where[i] == 2)
+            range_push_id(bwd);
+        if (where[i] == 3)
+            range_push_id(inner);
+        fx_launch(k, s, NS);
+        if (cupti) {
+            launch_rec(corr, t, t + 2000);
+            record_corr("k_r", 0, 1, 1, corr, t + 12000, t + 12000 + NS, 0);
+            corr++;
+            t += 1000000;
+        } else {
+            assert_true(fd_sync(s));
+        }
+        if (where[i] == 3) {
+            assert_true(range_pop()); /* inner */
+            assert_true(range_pop()); /* bwd */
+        }
+        if (where[i] == 1 && where[i + 1] != 1)
+            assert_true(range_pop());
+    }
+}
+
+/* The ranges read the same under both timers: the same launches in the same ranges. */
+static void check_phases(const struct report *r)
+{
+    const struct report_range *fwd = range_named(r, "cu fwd"), *bwd = range_named(r, "cu bwd"),
+                               *inner = range_named(r, "cu inner"), *out = range_named(r, NULL);
+
+    assert_non_null(fwd);
+    assert_non_null(bwd);
+    assert_non_null(inner);
+    assert_non_null(out);
+    assert_int_equal(fwd->timed, 3);
+    assert_int_equal(bwd->timed, 1);
+    assert_int_equal(inner->timed, 1);
+    assert_int_equal(out->timed, 1); /* the warmup launch is no sample */
+    assert_int_equal(fwd->nrows, 1);
+    assert_string_equal(fwd->rows[0].mangled, "k_r");
+}
+
+static void test_ranges_events(void **state)
+{
+    struct report r;
+
+    ctx = fd_context(0);
+    s = fd_stream(ctx);
+    phases(fd_kernel("k_r"), false);
+    drain_pass(&kt.drain);
+    assert_int_equal(fx_collect(&r, false), 0);
+    check_phases(&r);
+    collect_free(&r);
+}
+
+static void test_ranges_cupti(void **state)
+{
+    struct report r;
+    int pushes;
+
+    start();
+    pushes = fc->pushes;
+    phases(fd_kernel("k_r"), true);
+    /* Only the launches made in a range carry an id; the warmup launch none. */
+    assert_int_equal(fc->pushes - pushes, 5);
+    assert_int_equal(fc->pops, fc->pushes);
+    assert_int_equal(fc->ext_kind, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2);
+    rows(&r, true);
+    check_phases(&r);
+    const struct report_range *fwd = range_named(&r, "cu fwd");
+    assert_true(fwd->total_us == 3 * 250.0);
+    struct report_kernel *row = fx_row(&r, "k_r");
+    assert_int_equal(row->per_dev[0].n, 6);
+    fx_assert_buckets(&r, row);
+    /* Each launch call took 2 us; each kernel began 10 us after its call returned. */
+    assert_non_null(row->launch);
+    assert_int_equal(row->launch->api.n, 6);
+    assert_true(row->launch->api.mean == 2.0);
+    assert_int_equal(row->launch->queue.n, 6);
+    assert_true(row->launch->queue.mean == 10.0);
+    assert_int_equal(cuptitimer_records()->unjoined, 0);
+    collect_free(&r);
+}
+
+/* KTIME_CAPTURE with CUPTI: a launch past warmup made outside the capture range carries no id;
+ * its record is that launch, counted outside the range, not timed. */
+static void test_capture_range_cupti(void **state)
+{
+    struct report r;
+    void *k = fd_kernel("k_c");
+    uint32_t corr = 500;
+
+    start();
+    for (int i = 0; i < 5; i++) {
+        if (i == 2)
+            capture_mark(true, CUDA_SUCCESS);
+        fx_launch(k, s, NS);
+        launch_rec(corr, (uint64_t)i * 1000000, (uint64_t)i * 1000000 + 1000);
+        record_corr("k_c", 0, 1, 1, corr++, (uint64_t)i * 1000000 + 5000,
+                    (uint64_t)i * 1000000 + 5000 + NS, 0);
+        if (i == 3)
+            capture_mark(false, CUDA_SUCCESS);
+    }
+    rows(&r, true);
+    struct report_kernel *row = fx_row(&r, "k_c");
+    assert_int_equal(row->calls, 5);
+    assert_int_equal(row->warmup_skipped, 1);
+    assert_int_equal(row->outside_range, 2);
+    assert_int_equal(row->per_dev[0].n, 2);
+    assert_int_equal(hw_find(cuptitimer_records(), "k_c")->outside, 2);
+    assert_true(row->per_dev[0].sum == 2 * 250.0);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+}
+
+/* The GPU's busy time from CUPTI's records: two streams of 100 us kernels, overlapping half,
+ * an NCCL kernel beside them, a copy, and the gaps between. */
+static void test_busy_cupti(void **state)
+{
+    struct report r;
+
+    start();
+    /* stream 1: [0,100) [200,300) us; stream 2: [50,150) [250,350) us; the communication
+     * kernel on stream 3: [300,500) us; a copy on stream 4: [900,1000) us. */
+    record_corr("k_s1", 0, 1, 1, 0, 0, 100000, 0);
+    record_corr("k_s2", 0, 1, 2, 0, 50000, 150000, 0);
+    record_corr("k_s1", 0, 1, 1, 0, 200000, 300000, 0);
+    record_corr("k_s2", 0, 1, 2, 0, 250000, 350000, 0);
+    record_corr("ncclDevKernel_AllReduce", 0, 1, 3, 0, 300000, 500000, 0);
+    copy_rec(0, 4, 900000, 1000000);
+    rows(&r, true);
+    assert_non_null(r.busy);
+    assert_int_equal(r.busy->ndevs, 1);
+    const struct report_busy_dev *d = &r.busy->devs[0];
+    assert_string_equal(d->method, "cupti");
+    assert_true(d->span_ms == 1.0);
+    assert_true(d->busy_ms == 0.55);       /* [0,150) [200,500) [900,1000) */
+    assert_int_equal(d->kernels, 5);
+    assert_int_equal(d->copies, 1);
+    assert_true(d->kernel_ms == 0.6);
+    assert_int_equal(d->gaps.count, 2);    /* [150,200) and [500,900) */
+    assert_true(d->gaps.total_ms == 0.45);
+    assert_int_equal(d->gaps.bin_count[RG_TO_100US], 1);
+    assert_int_equal(d->gaps.bin_count[RG_TO_1MS], 1);
+    assert_true(d->gaps.top[0].len_us == 400.0);
+    assert_true(d->gaps.top[0].at_ms == 0.5);
+    assert_string_equal(d->gaps.top[0].before_mangled, "ncclDevKernel_AllReduce");
+    assert_null(d->gaps.top[0].after_mangled); /* the copy */
+    assert_int_equal(d->nstreams, 4);
+    /* Communication [300,500): compute busy [0,150) [200,350), so 50 us overlap. */
+    assert_int_equal(d->comm_kernels, 1);
+    assert_true(d->comm_busy_ms == 0.2);
+    assert_true(d->compute_busy_ms == 0.3);
+    assert_true(d->overlap_ms == 0.05);
+    assert_string_equal(r.comm_pattern, COMM_AUTO_PATTERN);
+    collect_free(&r);
 }
 
 #define CUPTI_TEST(fn, ...) FX_TEST(fn, "KTIME_TIMER=cupti", CUPTI_LIB, __VA_ARGS__)
@@ -361,6 +558,10 @@ int main(void)
         FX_TEST(test_timer_both, "KTIME_TIMER=both", CUPTI_LIB, "KTIME_WARMUP=0"),
         CUPTI_TEST(test_budget_cheap_stays_on, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
         CUPTI_TEST(test_budget_duty_switches, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
+        FX_TEST(test_ranges_events, "KTIME_WARMUP=1"),
+        CUPTI_TEST(test_ranges_cupti, "KTIME_WARMUP=1"),
+        CUPTI_TEST(test_capture_range_cupti, "KTIME_WARMUP=1", "KTIME_CAPTURE=profiler-api"),
+        CUPTI_TEST(test_busy_cupti, "KTIME_WARMUP=0"),
         CUPTI_TEST(test_hand_over, "KTIME_WARMUP=0"),
     };
 

@@ -376,12 +376,24 @@ static void test_word_with_parameter(void **state)
     one_warning_with("KTIME_CAPTURE", "is not one of");
     assert_int_equal(c.capture, CAPTURE_ALL);
     assert_null(c.capture_name);
-    /* Needs the events timer: refused, with the timer's own word. */
+    /* Any timer: CUPTI's records carry their launch's range. */
     set_env("KTIME_CAPTURE", "nvtx:a", "KTIME_TIMER", "both");
     load(&c);
-    one_warning_with("KTIME_CAPTURE", "with KTIME_TIMER=both every launch is timed");
-    assert_int_equal(c.capture, CAPTURE_ALL);
-    assert_string_equal(origin_of(&c, SETTING_CAPTURE), "default; the environment's value was refused");
+    assert_string_equal(captured, "");
+    assert_int_equal(c.capture, CAPTURE_NVTX);
+    config_free(&c);
+    /* A parameter that must be a regular expression: refused when it is not one. */
+    set_env("KTIME_COMM", "match:nccl|(", NULL, NULL);
+    load(&c);
+    one_warning_with("KTIME_COMM", "not a regular expression");
+    assert_int_equal(c.comm, COMM_AUTO);
+    assert_null(c.comm_pattern);
+    assert_string_equal(origin_of(&c, SETTING_COMM), "default; the environment's value was refused");
+    config_free(&c);
+    set_env("KTIME_COMM", "match:^_Z.*allreduce", NULL, NULL);
+    load(&c);
+    assert_string_equal(captured, "");
+    assert_string_equal(config_comm_pattern(&c), "^_Z.*allreduce");
     config_free(&c);
 }
 
