@@ -422,6 +422,14 @@ static void settle(struct config *c, enum setting_id id, const char *s)
             set_origin(c, SETTING_SAMPLE, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, SETTING_SAMPLE));
         }
         break;
+    case SETTING_LAUNCH_TIMES:
+        /* Under a budget CUPTI's launch records, which every launch call pays for, are left
+         * off unless asked for (the events timer reads its clocks at timed launches only). */
+        if (!s && c->budget > 0 && c->timer != TIMER_EVENTS) {
+            c->launch_times = false;
+            set_origin(c, id, ORIGIN_DERIVED, 0);
+        }
+        break;
     case SETTING_COMM:
         /* A pattern that does not compile is refused, as a bad word would be. */
         if (c->comm == COMM_MATCH && c->comm_pattern) {

@@ -24,7 +24,7 @@ static const struct bctl_costs costs = {
     .launch_ns = 3000.0,
     .drain_ns = 500.0,
     .untimed_ns = 50.0,
-    .cupti_ns = 60.0,
+    .cupti_ns = 180.0,
     .toggle_ns = 50000.0,
 };
 
@@ -178,6 +178,10 @@ static void cupti_cycle(double now_ms)
 {
     double on_ns, off_ns;
 
+    /* Off while the controller now wants the records all the time (the launches grew longer,
+     * or the run caught up): on at once, not at the end of the off part. */
+    if (atomic_load(&cuptitimer_off) && B.ctl.duty_level == 0)
+        B.phase_end_ms = now_ms;
     if (now_ms < B.phase_end_ms)
         return;
     if (!atomic_load(&cuptitimer_off) && B.off_ms > 0 && B.ctl.duty_level > 0 &&

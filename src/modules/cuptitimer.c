@@ -455,10 +455,9 @@ static bool layer_records(const struct api_layer *l, bool on)
     return ok;
 }
 
-/* Launch and external correlation records (each kernel's launch call, queue time and range),
- * and with KTIME_BUSY copy and set records (the GPU's busy time). What CUPTI refuses is left
- * out, said at KTIME_LOG=info: kernels are timed all the same. */
-static void enable_extras(void)
+/* Launch and external correlation records (each kernel's launch call, queue time and range).
+ * What CUPTI refuses is left out, said at KTIME_LOG=info: kernels are timed all the same. */
+static void enable_launch_records(void)
 {
     bool ok = lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi &&
               lib.PushExternalCorrelationId && lib.PopExternalCorrelationId;
@@ -468,13 +467,26 @@ static void enable_extras(void)
     ok = ok && lib.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
     if (ok) {
         atomic_store(&lib.joined, 1);
-    } else {
-        if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
-            for (size_t i = 0; i < NLAYERS; i++)
-                layer_records(&api_layers[i], false);
-        log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
-                 "told apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
+        return;
     }
+    if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
+        for (size_t i = 0; i < NLAYERS; i++)
+            layer_records(&api_layers[i], false);
+    log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not told "
+             "apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
+}
+
+/* The launch records, unless KTIME_LAUNCH_TIMES=0 (the default under KTIME_BUDGET) leaves them
+ * off and no capture range needs them: CUPTI traces every launch call once they are on, which
+ * costs each launch of the program. With KTIME_BUSY, copy and set records (the GPU's busy
+ * time). */
+static void enable_extras(void)
+{
+    if (kt.cfg.launch_times || kt.cfg.capture != CAPTURE_ALL)
+        enable_launch_records();
+    else
+        log_info("CUPTI: no launch records (KTIME_LAUNCH_TIMES=0): no launch or queue times, "
+                 "and ranges are not told apart");
     if (kt.cfg.busy != BUSY_OFF)
         lib.copies = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
                     lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;

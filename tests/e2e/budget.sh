@@ -94,7 +94,7 @@ check "KTIME_BUDGET=1 KTIME_SAMPLE=4: one warning, KTIME_SAMPLE ignored (totals.
 # machine's pace made of the duty, every launch is in one bucket, the launches made while the
 # records were off are the rows' unsampled ones and the budget's unrecorded, and every record
 # is exact.
-brun bc KTIME_BUDGET=1 KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
+brun bc KTIME_BUDGET=1 KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13" FAKECUPTI_COUNT_FILE="$tmp/bc.cupti.cnt"
 R=$tmp/bc.json
 check "KTIME_BUDGET=1 KTIME_TIMER=cupti: same exit status and stdout as without ktime" same_run base bc
 check "KTIME_BUDGET=1 KTIME_TIMER=cupti: nothing on stderr" empty "$tmp/bc.err"
@@ -103,6 +103,15 @@ check "KTIME_BUDGET=1 KTIME_TIMER=cupti: every launch in exactly one bucket" buc
 check "KTIME_BUDGET=1 KTIME_TIMER=cupti: the rows' unsampled launches are the budget's unrecorded ones" sh -c "[ \$(( \$('$JCHECK' '$R' '$s.unsampled') + \$('$JCHECK' '$R' '$l.unsampled') )) = \$('$JCHECK' '$R' budget.unrecorded) ] && [ \$('$JCHECK' '$R' totals.unsampled) = \$('$JCHECK' '$R' budget.unrecorded) ]"
 check "KTIME_BUDGET=1 KTIME_TIMER=cupti: every record of the short kernel exactly 15.625 us" samples_exact "$R" k_small 15.625
 echo "# cupti: on 1/$(jv "$R" budget.cupti_on_1_in) of the time at the end, $(jv "$R" budget.unrecorded) launches unrecorded"
+# CUPTI's launch records (launch and queue times) cost every launch call: off under a budget
+# unless KTIME_LAUNCH_TIMES is set; on without a budget.
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: no launch records (no kernel's launch times)" \
+    sh -c "'$JCHECK' '$R' '$s.launch' == null && ! grep -q 'cupti_call cuptiActivityEnableDriverApi' '$tmp/bc.cupti.cnt'"
+brun bcl KTIME_BUDGET=1 KTIME_TIMER=cupti KTIME_LAUNCH_TIMES=1 KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
+check "KTIME_BUDGET=1 KTIME_LAUNCH_TIMES=1 KTIME_TIMER=cupti: the launch records, asked for" \
+    sh -c "'$JCHECK' '$tmp/bcl.json' '$s.launch.timed' '>' 0"
+brun cl KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
+check "KTIME_TIMER=cupti without a budget: the launch records" sh -c "'$JCHECK' '$tmp/cl.json' '$s.launch.timed' '>' 0"
 brun bb KTIME_BUDGET=1 KTIME_TIMER=both KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
 check "KTIME_BUDGET=1 KTIME_TIMER=both: one warning, the budget off, every launch timed" sh -c "[ \$(wc -l <'$tmp/bb.err') = 1 ] && grep -q 'KTIME_BUDGET=1 works with KTIME_TIMER=events or cupti' '$tmp/bb.err' && '$JCHECK' '$tmp/bb.json' budget == null && '$JCHECK' '$tmp/bb.json' totals.unsampled == 0"
 finish

@@ -265,9 +265,9 @@ static void test_timer_both(void **state)
     collect_free(&r);
 }
 
-/* KTIME_BUDGET under CUPTI with the module's figures: back-to-back 10 us kernels (785 launches
- * a 10 ms window, after a first one of 1000) cost under the budget to record: the records are
- * never switched off, nothing is unsampled. */
+/* KTIME_BUDGET under CUPTI with the module's figures: back-to-back 100 us kernels (100 launches
+ * a 10 ms window, after a first one of 1000) cost under the budget to record (230 ns of 100 us):
+ * the records are never switched off, nothing is unsampled. */
 static void test_budget_cheap_stays_on(void **state)
 {
     struct report h;
@@ -278,7 +278,7 @@ static void test_budget_cheap_stays_on(void **state)
     launches(k, 1000);
     budget_window(2.0);
     for (int w = 0; w < 30; w++) {
-        launches(k, 785);
+        launches(k, 100);
         budget_window(10.0);
         budget_cycle(1000.0 + 10.0 * w);
     }
@@ -289,6 +289,31 @@ static void test_budget_cheap_stays_on(void **state)
     assert_true(h.budget->cupti);
     assert_int_equal(h.budget->cupti_on_1_in, 1);
     assert_int_equal(h.budget->unrecorded, 0);
+}
+
+/* Records switched off for short kernels; then the launches grow long (10 in 100 ms): the
+ * controller wants the records all the time and they are on at the next tick, not at the end of
+ * the off part (a run's long kernels were left unrecorded so). */
+static void test_budget_on_when_longer(void **state)
+{
+    void *k = fd_kernel("k_b2");
+    int enables = fc->enables, disables = fc->disables;
+
+    start();
+    launches(k, 200);
+    budget_window(0.5);
+    launches(k, 200);
+    budget_window(0.5);
+    budget_cycle(2000.0);
+    budget_cycle(2000.0 + 1.0); /* its on part over: off */
+    assert_int_equal(atomic_load(&cuptitimer_off), 1);
+    launches(k, 10);
+    budget_window(100.0); /* 10 launches in 100 ms: cheap to record */
+    budget_cycle(2000.0 + 2.0); /* well before the off part's end */
+    assert_int_equal(atomic_load(&cuptitimer_off), 0);
+    assert_int_equal(fc->enables, enables + 1);
+    fc->enables = enables;
+    fc->disables = disables;
 }
 
 /* Short kernels launched faster than CUPTI's cost allows: at the end of the cycle's on part the
@@ -558,6 +583,7 @@ int main(void)
         FX_TEST(test_timer_both, "KTIME_TIMER=both", CUPTI_LIB, "KTIME_WARMUP=0"),
         CUPTI_TEST(test_budget_cheap_stays_on, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
         CUPTI_TEST(test_budget_duty_switches, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
+        CUPTI_TEST(test_budget_on_when_longer, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
         FX_TEST(test_ranges_events, "KTIME_WARMUP=1"),
         CUPTI_TEST(test_ranges_cupti, "KTIME_WARMUP=1"),
         CUPTI_TEST(test_capture_range_cupti, "KTIME_WARMUP=1", "KTIME_CAPTURE=profiler-api"),
