@@ -422,6 +422,14 @@ static void settle(struct config *c, enum setting_id id, const char *s)
             set_origin(c, SETTING_SAMPLE, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, SETTING_SAMPLE));
         }
         break;
+    case SETTING_BUSY:
+        /* Under a budget CUPTI's records are on only part of the time: the GPUs' busy time
+         * would have holes; off unless asked for (and its copy records cost too). */
+        if (!s && c->budget > 0 && c->busy == BUSY_AUTO) {
+            c->busy = BUSY_OFF;
+            set_origin(c, id, ORIGIN_DERIVED, 0);
+        }
+        break;
     case SETTING_LAUNCH_TIMES:
         /* Under a budget CUPTI's launch records, which every launch call pays for, are left
          * off unless asked for (the events timer reads its clocks at timed launches only). */

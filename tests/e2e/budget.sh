@@ -105,13 +105,13 @@ check "KTIME_BUDGET=1 KTIME_TIMER=cupti: every record of the short kernel exactl
 echo "# cupti: on 1/$(jv "$R" budget.cupti_on_1_in) of the time at the end, $(jv "$R" budget.unrecorded) launches unrecorded"
 # CUPTI's launch records (launch and queue times) cost every launch call: off under a budget
 # unless KTIME_LAUNCH_TIMES is set; on without a budget.
-check "KTIME_BUDGET=1 KTIME_TIMER=cupti: no launch records (no kernel's launch times)" \
-    sh -c "'$JCHECK' '$R' '$s.launch' == null && ! grep -q 'cupti_call cuptiActivityEnableDriverApi' '$tmp/bc.cupti.cnt'"
+check "KTIME_BUDGET=1 KTIME_TIMER=cupti: no launch records (no kernel's launch times), no busy time (its records would have holes)" \
+    sh -c "'$JCHECK' '$R' '$s.launch' == null && ! grep -q 'cupti_call cuptiActivityEnableDriverApi' '$tmp/bc.cupti.cnt' && '$JCHECK' '$R' gpu_busy == null"
 brun bcl KTIME_BUDGET=1 KTIME_TIMER=cupti KTIME_LAUNCH_TIMES=1 KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
 check "KTIME_BUDGET=1 KTIME_LAUNCH_TIMES=1 KTIME_TIMER=cupti: the launch records, asked for" \
     sh -c "'$JCHECK' '$tmp/bcl.json' '$s.launch.timed' '>' 0"
 brun cl KTIME_TIMER=cupti KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
-check "KTIME_TIMER=cupti without a budget: the launch records" sh -c "'$JCHECK' '$tmp/cl.json' '$s.launch.timed' '>' 0"
+check "KTIME_TIMER=cupti without a budget: the launch records and the busy time" sh -c "'$JCHECK' '$tmp/cl.json' '$s.launch.timed' '>' 0 && '$JCHECK' '$tmp/cl.json' 'gpu_busy.devices[device=0].busy_ms' '>' 0"
 brun bb KTIME_BUDGET=1 KTIME_TIMER=both KTIME_CUPTI_LIB="$FAKE_DIR/libcupti.so.13"
 check "KTIME_BUDGET=1 KTIME_TIMER=both: one warning, the budget off, every launch timed" sh -c "[ \$(wc -l <'$tmp/bb.err') = 1 ] && grep -q 'KTIME_BUDGET=1 works with KTIME_TIMER=events or cupti' '$tmp/bb.err' && '$JCHECK' '$tmp/bb.json' budget == null && '$JCHECK' '$tmp/bb.json' totals.unsampled == 0"
 finish

@@ -297,7 +297,7 @@ static void test_cupti_duty(void **state)
 }
 
 /* Back-to-back 10 us kernels on an H100 under CUPTI: one launch every 12.74 us, which ktime
- * with CUPTI made 0.83 % slower (docs/results/budget-1gpu.md); the module's figures, 60 ns a
+ * with CUPTI made 0.83 % slower (docs/results/budget-1gpu.txt); the module's figures, 60 ns a
  * record beyond the untimed path's 50 ns, put it at 0.86 %: under a budget of 1 %, CUPTI stays
  * on all the time, even after a start whose first 2 ms queued 1000 launches. */
 static void test_cupti_cheap_stays_on(void **state)
