@@ -50,6 +50,14 @@ void sketch_add(struct sketch *s, double x)
         (*c)++;
 }
 
+void sketch_add_n(struct sketch *s, double x, uint64_t w)
+{
+    uint32_t *c = &s->c[sketch_bucket(x)];
+    uint64_t v = (uint64_t)*c + w;
+
+    *c = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 void sketch_merge(struct sketch *a, const struct sketch *b)
 {
     for (int i = 0; i < SKETCH_BUCKETS; i++) {

@@ -30,6 +30,9 @@ double sketch_lower(int i);
 /* Adds one sample of x microseconds. s must start zeroed. */
 void sketch_add(struct sketch *s, double x);
 
+/* Adds w samples of x microseconds (a sample standing for w launches). */
+void sketch_add_n(struct sketch *s, double x, uint64_t w);
+
 /* Adds every sample of b to a: the result is the sketch of both sets of samples. */
 void sketch_merge(struct sketch *a, const struct sketch *b);
 

@@ -18,6 +18,24 @@ void stats_add(struct stats *s, double x)
         s->max = x;
 }
 
+void stats_add_n(struct stats *s, double x, uint64_t w)
+{
+    double delta = x - s->mean;
+
+    if (w == 0)
+        return;
+    /* Welford's step for w equal samples at once (Chan's merge of a block of w copies of x,
+     * whose own m2 is 0). */
+    s->n += w;
+    s->sum += (double)w * x;
+    s->mean += delta * (double)w / (double)s->n;
+    s->m2 += delta * (double)w * (x - s->mean);
+    if (s->n == w || x < s->min)
+        s->min = x;
+    if (s->n == w || x > s->max)
+        s->max = x;
+}
+
 void stats_merge(struct stats *a, const struct stats *b)
 {
     double delta, n;

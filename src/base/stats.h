@@ -16,6 +16,10 @@ struct stats {
 /* Folds one sample into s. s must start zeroed. */
 void stats_add(struct stats *s, double x);
 
+/* Folds w copies of sample x into s (w >= 1): with w = 1, stats_add. A sample that stands for
+ * w launches (one drawn at a rate of 1 in w) counts w times in n, sum, mean and m2. */
+void stats_add_n(struct stats *s, double x, uint64_t w);
+
 /* Folds all of b into a, exactly as if b's samples had been added to a. */
 void stats_merge(struct stats *a, const struct stats *b);
 

@@ -413,6 +413,31 @@ static void settle(struct config *c, enum setting_id id, const char *s)
                      "every kernel is timed from CUPTI's records (it applies only to launches "
                      "timed with events after another CUPTI client takes CUPTI over)", s);
         break;
+    case SETTING_BUDGET:
+        /* The budget chooses each kernel's rate: a fixed one would fight it. */
+        if (c->budget > 0 && c->sample > 1) {
+            log_warn("KTIME_BUDGET=%ld chooses each kernel's sampling; KTIME_SAMPLE=%ld is "
+                     "ignored", c->budget, c->sample);
+            c->sample = 1;
+            set_origin(c, SETTING_SAMPLE, ORIGIN_DEFAULT, CONFIG_ORIGIN(c, SETTING_SAMPLE));
+        }
+        break;
+    case SETTING_BUSY:
+        /* Under a budget CUPTI's records are on only part of the time: the GPUs' busy time
+         * would have holes; off unless asked for (and its copy records cost too). */
+        if (!s && c->budget > 0 && c->busy == BUSY_AUTO) {
+            c->busy = BUSY_OFF;
+            set_origin(c, id, ORIGIN_DERIVED, 0);
+        }
+        break;
+    case SETTING_LAUNCH_TIMES:
+        /* Under a budget CUPTI's launch records, which every launch call pays for, are left
+         * off unless asked for (the events timer reads its clocks at timed launches only). */
+        if (!s && c->budget > 0 && c->timer != TIMER_EVENTS) {
+            c->launch_times = false;
+            set_origin(c, id, ORIGIN_DERIVED, 0);
+        }
+        break;
     case SETTING_COMM:
         /* A pattern that does not compile is refused, as a bad word would be. */
         if (c->comm == COMM_MATCH && c->comm_pattern) {

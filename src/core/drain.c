@@ -180,6 +180,8 @@ static int fold(struct drain *d, struct pool *p, uint32_t j)
         if (a) {
             stats_add(&a->st, (double)ms * 1000.0);
             sketch_add(&a->sk, (double)ms * 1000.0);
+            a->wsum += (double)ms * 1000.0 * (double)((uint64_t)1 << s->level);
+            a->wn += (uint64_t)1 << s->level;
             if (shape_known(&s->shape))
                 shape_add(&a->shapes, &s->shape, (double)ms * 1000.0);
             if (d->sample)

@@ -26,6 +26,9 @@ struct agg {
     uint16_t range;        /* the range the launches were made in (rangestack.h), 0: none */
     struct stats st;       /* timed samples, in microseconds */
     struct sketch sk;      /* the same samples' distribution (quantiles) */
+    double wsum;           /* the samples' sum, each counted as the launches it stands for
+                            * (2^level under KTIME_BUDGET, else once), in microseconds */
+    uint64_t wn;           /* the launches they stand for */
     uint64_t errors;       /* pairs the driver could not resolve (counted as dropped) */
     uint64_t forced;       /* samples voided by the gate watchdog (counted as dropped) */
     uint64_t ungated;      /* samples of launches that were not gated (in st) */

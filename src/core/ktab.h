@@ -24,6 +24,9 @@ struct ktab_entry {
     _Atomic uint64_t dropped;          /* passed through untimed: pool empty, event error */
     _Atomic uint64_t failed;           /* the launch call itself returned an error */
     _Atomic uint32_t shutdown;         /* launched while the report was being written */
+    _Atomic uint8_t level;             /* KTIME_BUDGET: past its first launches, timed at a
+                                        * rate of 1 in 2^level (0: every one); written by the
+                                        * drain thread, read relaxed by the launch path */
 };
 /* One cache line: the table spans 2 x KTIME_MAX_KERNELS entries, and what each distinct
  * kernel costs in memory is the pages its entry touches. */

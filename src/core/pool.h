@@ -35,6 +35,8 @@ struct pool_slot {
     uint64_t bytes;       /* a memory operation's bytes (0: a launch) */
     uint16_t range;       /* the range (rangestack.h) open on the launching thread, 0: none */
     uint32_t api_ns;      /* the launch call's wall time, ns (saturated); 0: not measured */
+    uint8_t level;        /* drawn at a rate of 1 in 2^level: the sample stands for 2^level
+                           * launches (KTIME_BUDGET; 0 otherwise) */
     uint32_t seq;         /* the last value its gate word was given (never reused soon) */
     uint32_t gen;         /* this launch's gate value, 0 when not gated */
     _Atomic uint32_t gate_closed; /* gen while the stream waits on the gate, else 0 */

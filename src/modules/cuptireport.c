@@ -51,6 +51,18 @@ static int make_room(struct report *r, const struct hw *records)
     return 0;
 }
 
+/* The launches made while the duty cycle had switched CUPTI's records off (KTIME_BUDGET) are
+ * the row's unsampled ones, as many as the launches no other bucket covers: a launch made as
+ * the records were being switched, or a warmup launch, is counted once. Returns them. */
+static uint64_t unsampled_within(struct report_kernel *rk, uint64_t direct, uint64_t covered)
+{
+    uint64_t room = direct > covered ? direct - covered : 0;
+
+    if (rk->unsampled > room)
+        rk->unsampled = room;
+    return rk->unsampled;
+}
+
 /* Adds CUPTI's records to the rows (hw_primary: they are the rows' samples); ktime's own
  * empty kernel's records are the devices' hardware floor. */
 static int add_records(struct report *r, struct hw *records, bool hw_primary)
@@ -98,6 +110,7 @@ static int add_records(struct report *r, struct hw *records, bool hw_primary)
         rk->warmup_skipped = hk->warmup;
         direct = rk->calls - rk->captured - rk->failed;
         covered = (hk->records - hk->in_graph) + ev_timed + rk->dropped + rk->incomplete;
+        covered += unsampled_within(rk, direct, covered);
         /* KTIME_CAPTURE: a record whose launch CUPTI never described is no sample; a record of
          * a launch outside the range is that launch, counted outside at the launch. */
         rk->incomplete += hk->bad + hk->unknown + (direct > covered ? direct - covered : 0);
@@ -119,6 +132,7 @@ static void account_unrecorded(struct report *r, struct hw *records)
             ev_timed += rk->per_dev[d].n;
         direct = rk->calls - rk->captured - rk->failed;
         covered = rk->warmup_skipped + ev_timed + rk->dropped + rk->incomplete;
+        covered += unsampled_within(rk, direct, covered);
         rest = direct > covered ? direct - covered : 0;
         if (rk->kind == REPORT_GRAPH)
             rk->by_nodes = rest;
@@ -144,14 +158,50 @@ static int cuptitimer_rows(struct report *r, const struct module_rows *m)
     return 0;
 }
 
+/* The unrecorded counts at the last ktime ctl reset, by kernel-table id (NULL: none). */
+static uint64_t *unrecorded_base;
+
 static bool cuptitimer_module_start(void)
 {
     hw_free(cuptitimer_records());
     hw_init(cuptitimer_records(), kt.cfg.warmup);
+    free((void *)cuptitimer_unrecorded);
+    free(unrecorded_base);
+    cuptitimer_unrecorded = NULL;
+    unrecorded_base = NULL;
+    atomic_store(&cuptitimer_off, 0);
+    /* KTIME_BUDGET's lever under the CUPTI timer switches the records off at times: the
+     * launches made meanwhile are counted by kernel. */
+    if (kt.cfg.budget > 0 && kt.cfg.timer == TIMER_CUPTI &&
+        !(cuptitimer_unrecorded = calloc((size_t)kt.ktab.mask + 1, sizeof *cuptitimer_unrecorded)))
+        log_warn("out of memory at start-up; KTIME_BUDGET cannot switch CUPTI's records off");
     return true;
 }
 
-/* Kernel launches through the wrappers that ran, each of which should bring a CUPTI record. */
+uint64_t cuptitimer_unrecorded_total(void)
+{
+    uint64_t n = 0;
+
+    for (uint32_t id = 0; cuptitimer_unrecorded && id <= kt.ktab.mask; id++) {
+        uint64_t u = atomic_load(&cuptitimer_unrecorded[id]);
+        uint64_t b = unrecorded_base ? unrecorded_base[id] : 0;
+        n += u > b ? u - b : 0;
+    }
+    return n;
+}
+
+/* A kernel-table entry's launches made while the records were off: its unsampled ones. */
+static void cuptitimer_entry(uint32_t id, struct report_kernel *part)
+{
+    if (!cuptitimer_unrecorded)
+        return;
+    uint64_t n = atomic_load(&cuptitimer_unrecorded[id]);
+    uint64_t b = unrecorded_base ? unrecorded_base[id] : 0;
+    part->unsampled += n > b ? n - b : 0;
+}
+
+/* Kernel launches through the wrappers that ran while CUPTI's records were on, each of which
+ * should bring a CUPTI record. */
 static uint64_t launches_ran(void)
 {
     uint32_t used = atomic_load(&kt.ktab.count);
@@ -159,8 +209,12 @@ static uint64_t launches_ran(void)
 
     for (uint32_t j = 0; j < used; j++) {
         struct ktab_entry *e = ktab_nth(&kt.ktab, j);
-        if (e && atomic_load(&e->kind) == KTAB_KERNEL)
-            n += atomic_load(&e->calls) - atomic_load(&e->failed);
+        if (!e || atomic_load(&e->kind) != KTAB_KERNEL)
+            continue;
+        uint64_t ran = atomic_load(&e->calls) - atomic_load(&e->failed);
+        uint64_t off = cuptitimer_unrecorded ?
+                           atomic_load(&cuptitimer_unrecorded[ktab_id(&kt.ktab, e)]) : 0;
+        n += ran > off ? ran - off : 0;
     }
     return n;
 }
@@ -208,7 +262,10 @@ bool cuptitimer_describe(struct report *r)
 static void cuptitimer_end(struct module_end *e, struct report *r)
 {
     if (kt.cfg.timer != TIMER_EVENTS && e->stopped) {
-        cuptitimer_finish(e->budget_ms(kt.cfg.exit_wait_ms), launches_ran() + e->own_launches);
+        /* Records switched off by the duty cycle stay off at exit: the floor's own launches
+         * bring none then. */
+        cuptitimer_finish(e->budget_ms(kt.cfg.exit_wait_ms),
+                          launches_ran() + (atomic_load(&cuptitimer_off) ? 0 : e->own_launches));
         note_devices();
     }
     e->records_primary = cuptitimer_describe(r) && e->stopped;
@@ -218,12 +275,18 @@ static void cuptitimer_end(struct module_end *e, struct report *r)
 static void cuptitimer_reset(void)
 {
     hw_reset(cuptitimer_records());
+    if (cuptitimer_unrecorded &&
+        (unrecorded_base ||
+         (unrecorded_base = calloc((size_t)kt.ktab.mask + 1, sizeof *unrecorded_base))))
+        for (uint32_t id = 0; id <= kt.ktab.mask; id++)
+            unrecorded_base[id] = atomic_load(&cuptitimer_unrecorded[id]);
 }
 
 const struct ktime_module cuptitimer_module = {
     .name = "cuptitimer",
     .start = cuptitimer_module_start,
     .first_launch = cuptitimer_start,
+    .entry = cuptitimer_entry,
     .stop = cuptitimer_stop,
     .end = cuptitimer_end,
     .rows = cuptitimer_rows,

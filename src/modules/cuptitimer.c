@@ -22,10 +22,18 @@
 /* CUPTI's records, by kernel: the drain thread's (or the exit path's once it stopped). */
 static struct hw records;
 
+_Atomic int cuptitimer_off;
+_Atomic uint64_t *cuptitimer_unrecorded;
+
+/* Between the duty cycle's switches (drain thread) and a hand-over (the client's thread). */
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* 256 KB a buffer: about 1300 kernel records; KTIME_CUPTI_BUFFER_MB of them in all. CUPTI
  * also hands a buffer back every FLUSH_PERIOD_MS, full or not. */
 #define BUFFER_BYTES (256u * 1024u)
 #define FLUSH_PERIOD_MS 100
+/* At exit, after the duty cycle switched records off: no record for this long ends the wait. */
+#define STALL_MS 50
 
 /* The external correlation kind of ktime's ids: Kineto uses UNKNOWN, CUSTOM0 and CUSTOM1. */
 #define KTIME_EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
@@ -117,7 +125,7 @@ static struct {
     _Atomic int active;      /* records are coming to ktime */
     _Atomic int foreign;     /* another client showed up */
     _Atomic int started;     /* activity tracing was enabled for ktime */
-    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers;
+    _Atomic uint64_t dropped, refused, parsed, completed, foreign_buffers, switches;
     char note[192];
     _Atomic(const char *) note_ptr;
     pid_t pid;               /* the process that enabled CUPTI: a child never flushes */
@@ -447,10 +455,9 @@ static bool layer_records(const struct api_layer *l, bool on)
     return ok;
 }
 
-/* Launch and external correlation records (each kernel's launch call, queue time and range),
- * and with KTIME_BUSY copy and set records (the GPU's busy time). What CUPTI refuses is left
- * out, said at KTIME_LOG=info: kernels are timed all the same. */
-static void enable_extras(void)
+/* Launch and external correlation records (each kernel's launch call, queue time and range).
+ * What CUPTI refuses is left out, said at KTIME_LOG=info: kernels are timed all the same. */
+static void enable_launch_records(void)
 {
     bool ok = lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi &&
               lib.PushExternalCorrelationId && lib.PopExternalCorrelationId;
@@ -460,13 +467,26 @@ static void enable_extras(void)
     ok = ok && lib.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) == CUPTI_SUCCESS;
     if (ok) {
         atomic_store(&lib.joined, 1);
-    } else {
-        if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
-            for (size_t i = 0; i < NLAYERS; i++)
-                layer_records(&api_layers[i], false);
-        log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not "
-                 "told apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
+        return;
     }
+    if (lib.ActivityEnableDriverApi && lib.ActivityEnableRuntimeApi)
+        for (size_t i = 0; i < NLAYERS; i++)
+            layer_records(&api_layers[i], false);
+    log_info("CUPTI: no launch records (%s): no launch or queue times, and ranges are not told "
+             "apart", lib.ActivityEnableRuntimeApi ? "refused" : "libcupti too old");
+}
+
+/* The launch records, unless KTIME_LAUNCH_TIMES=0 (the default under KTIME_BUDGET) leaves them
+ * off and no capture range needs them: CUPTI traces every launch call once they are on, which
+ * costs each launch of the program. With KTIME_BUSY, copy and set records (the GPU's busy
+ * time). */
+static void enable_extras(void)
+{
+    if (kt.cfg.launch_times || kt.cfg.capture != CAPTURE_ALL)
+        enable_launch_records();
+    else
+        log_info("CUPTI: no launch records (KTIME_LAUNCH_TIMES=0): no launch or queue times, "
+                 "and ranges are not told apart");
     if (kt.cfg.busy != BUSY_OFF)
         lib.copies = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
                     lib.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) == CUPTI_SUCCESS;
@@ -541,8 +561,10 @@ void cuptitimer_foreign(const char *what)
         return;
     }
     /* New launches go to events from here; what CUPTI holds of ktime's records comes back
-     * to ktime's callbacks before the client's replace them. */
+     * to ktime's callbacks before the client's replace them. The duty cycle switches no more. */
+    pthread_mutex_lock(&switch_lock);
     atomic_store(&kt.timing, TIMER_EVENTS);
+    atomic_store(&cuptitimer_off, 0);
     uint64_t before = atomic_load(&lib.completed);
     /* A plain flush first: it hands back the records of completed kernels with their
      * timestamps; a forced flush alone may hand them back without (docs/design.md, "Facts
@@ -556,9 +578,41 @@ void cuptitimer_foreign(const char *what)
               result_string(fr), (unsigned long long)(atomic_load(&lib.completed) - before),
               result_string(dr));
     atomic_store(&lib.active, 0);
+    pthread_mutex_unlock(&switch_lock);
     set_note("another CUPTI client (%s) took CUPTI over; later launches were timed with "
              "events", what);
     log_info("%s", lib.note);
+}
+
+bool cuptitimer_switch(bool on)
+{
+    CUptiResult r = CUPTI_SUCCESS;
+    bool ok = false;
+
+    pthread_mutex_lock(&switch_lock);
+    if (atomic_load(&lib.active) && !atomic_load(&lib.foreign) && getpid() == lib.pid &&
+        atomic_load(&kt.timing) == TIMER_CUPTI) {
+        if (on && atomic_load(&cuptitimer_off)) {
+            atomic_store(&cuptitimer_off, 0);
+            if ((r = lib.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
+                atomic_store(&cuptitimer_off, 1);
+        } else if (!on && !atomic_load(&cuptitimer_off)) {
+            if ((r = lib.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) == CUPTI_SUCCESS) {
+                atomic_store(&cuptitimer_off, 1);
+                atomic_fetch_add(&lib.switches, 1);
+            }
+        }
+        ok = r == CUPTI_SUCCESS;
+    }
+    pthread_mutex_unlock(&switch_lock);
+    if (r != CUPTI_SUCCESS)
+        log_debug("CUPTI: switching kernel records %s: %s", on ? "on" : "off", result_string(r));
+    return ok;
+}
+
+uint64_t cuptitimer_switches(void)
+{
+    return atomic_load(&lib.switches);
 }
 
 void cuptitimer_finish(long wait_ms, uint64_t expected)
@@ -574,12 +628,22 @@ void cuptitimer_finish(long wait_ms, uint64_t expected)
         log_debug("exit: waiting for CUPTI's records of %llu launches (%llu so far)",
                   (unsigned long long)expected,
                   (unsigned long long)(records.records - records.in_graph));
+        /* After the duty cycle switched records off, the records of launches made just before
+         * a switch may never come: once none has come for STALL_MS, the rest count as
+         * incomplete rather than hold the exit for the whole wait. */
+        uint64_t got = UINT64_MAX;
+        double still = 0;
         for (;;) {
             lib.ActivityFlushAll(0);
             count_dropped(); /* a dropped record will not come */
             cuptitimer_drain();
-            if (records.records - records.in_graph + atomic_load(&lib.dropped) >= expected ||
-                waited >= wait_ms)
+            uint64_t now = records.records - records.in_graph + atomic_load(&lib.dropped);
+            if (now != got) {
+                got = now;
+                still = waited;
+            }
+            if (now >= expected || waited >= wait_ms ||
+                (atomic_load(&lib.switches) && waited - still >= STALL_MS))
                 break;
             nanosleep(&ms, NULL);
             waited = drain_now_ms() - t0;

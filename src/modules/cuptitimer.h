@@ -5,6 +5,7 @@
 #ifndef KTIME_CUPTITIMER_H
 #define KTIME_CUPTITIMER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,6 +14,36 @@
 #include "hw.h"
 #include "rangestack.h"
 #include "state.h"
+
+/* Nonzero while CUPTI's kernel records are switched off (cuptitimer_switch); and the launches
+ * made meanwhile, by kernel-table id (allocated at start-up only with KTIME_BUDGET under
+ * KTIME_TIMER=cupti, else NULL). */
+extern _Atomic int cuptitimer_off;
+extern _Atomic uint64_t *cuptitimer_unrecorded;
+
+/* The launch path, for a launch about to run that CUPTI would record (past warmup or not):
+ * counts it as unrecorded while the records are switched off. One relaxed load otherwise. */
+static inline void cuptitimer_count_unrecorded(const struct ktab_entry *k)
+{
+    if (atomic_load_explicit(&cuptitimer_off, memory_order_relaxed) && cuptitimer_unrecorded)
+        atomic_fetch_add_explicit(&cuptitimer_unrecorded[ktab_id(&kt.ktab, k)], 1,
+                                  memory_order_relaxed);
+}
+
+/* Switches CUPTI's kernel records on or off for the launches that follow (KTIME_BUDGET's duty
+ * cycle, from the drain thread). Off, launches are counted as unrecorded: switched off after
+ * cuptiActivityDisable and on before cuptiActivityEnable, so that no launch counted as
+ * unrecorded brings a record. Does nothing and returns false when CUPTI is not ktime's (never
+ * started, handed over to another client, a forked child) or refuses; true when the records
+ * are now as asked. Never from an exit handler. */
+bool cuptitimer_switch(bool on);
+
+/* The launches made while the records were off, since the start or the last ktime ctl reset
+ * (cuptireport.c). */
+uint64_t cuptitimer_unrecorded_total(void);
+
+/* The on-off switches made so far (each off counts one). */
+uint64_t cuptitimer_switches(void);
 
 /* What the timer did, for the report. */
 struct cuptitimer_info {

@@ -115,8 +115,9 @@ struct ktime_module {
     void (*header)(struct report *r);
 
     /* The rows are being gathered: adds the module's counts of kernel-table entry id to
-     * part, that entry's share of its row (zeroed; collect.c adds its counts, outside_range
-     * and bytes, to the row, and gives the row part's name when it has none, else frees it).
+     * part, that entry's share of its row (zeroed; collect.c adds its counts, outside_range,
+     * paused, unsampled and bytes, to the row, and gives the row part's name when it has
+     * none, else frees it).
      * Called for each entry before the table's own counts of it are read, so that a launch
      * the module counts is in calls too. */
     void (*entry)(uint32_t id, struct report_kernel *part);

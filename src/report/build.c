@@ -123,6 +123,7 @@ static int build_row(struct model *m, const struct report *r, struct rm_row *w,
     if (!w->name || !w->mangled || !(w->st.hist = build_hist(m, k->sk)))
         return -1;
     w->total_estimated = k->unsampled != 0;
+    w->sampled_1_in = r->budget ? 1L << k->sample_level : 0;
     w->few_samples = p->all.n > 0 && p->all.n < FEW_SAMPLES;
     w->near_floor = p->all.n && near_floor(r, k, p->all.mean);
     if (build_parts(m, r, w, p, grand) != 0 || build_launch(m, w, k, p->all.mean) != 0)
@@ -177,8 +178,11 @@ static int build_rows(struct model *m, struct report *r)
         pre[i].k = k;
         pre[i].all = build_all_devices(r, k->per_dev);
         pre[i].total_us = pre[i].all.sum;
+        /* The mean of the launches the samples stand for (KTIME_BUDGET: a sample drawn at 1
+         * in 2^level counts 2^level times), times the launches. */
         if (k->unsampled && pre[i].all.n)
-            pre[i].total_us = pre[i].all.mean * (double)(pre[i].all.n + k->unsampled);
+            pre[i].total_us = (r->budget && k->wn ? k->wsum / (double)k->wn : pre[i].all.mean) *
+                              (double)(pre[i].all.n + k->unsampled);
         grand += pre[i].total_us;
     }
     qsort(pre, r->nkernels, sizeof *pre, cmp_pre);

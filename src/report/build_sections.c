@@ -158,6 +158,20 @@ static int build_settings(struct model *m, const struct report *r)
         m->flush->contexts = r->flush_contexts;
         m->flush->without_buffer = r->flush_unavailable;
     }
+    if (r->budget) {
+        if (!(m->budget = model_alloc(m, sizeof *m->budget)))
+            return -1;
+        *m->budget = (struct rm_budget){
+            .percent = r->budget->percent,
+            .windows = r->budget->windows,
+            .wall_ms = r->budget->wall_ms,
+            .spent_ms = r->budget->spent_ms,
+            .estimated_percent = r->budget->estimated_percent,
+            .timed_ns = r->budget->timed_ns,
+            .cupti_on_1_in = r->budget->cupti ? r->budget->cupti_on_1_in : -1,
+            .unrecorded = r->budget->unrecorded,
+        };
+    }
     return m->oom ? -1 : 0;
 }
 

@@ -55,7 +55,7 @@ static void csv_header(FILE *f)
         fprintf(f, ",%s", rm_stat_key[i]);
     fputs(",few_samples,near_floor,hw_timed,hw_mean_us,bias_us,launch_timed,launch_mean_us,"
           "launch_p99_us,queue_timed,queue_mean_us,queue_p99_us,launch_bound,queue_long", f);
-    fprintf(f, ",%s,grid,block,shared_bytes,%s\r\n", rm_count_key[RC_OUTSIDE],
+    fprintf(f, ",%s,grid,block,shared_bytes,%s,sampled_1_in\r\n", rm_count_key[RC_OUTSIDE],
             rm_count_key[RC_PAUSED]);
 }
 
@@ -152,26 +152,29 @@ static void csv_row(FILE *f, const struct model *m, const struct rm_row *w)
         fputs(",,,", f);
     }
     csv_launch(f, w);
-    fprintf(f, ",%llu,,,,%llu\r\n", (unsigned long long)w->n[RC_OUTSIDE],
+    fprintf(f, ",%llu,,,,%llu,", (unsigned long long)w->n[RC_OUTSIDE],
             (unsigned long long)w->n[RC_PAUSED]);
+    if (w->sampled_1_in)
+        fprintf(f, "%ld", w->sampled_1_in);
+    fputs("\r\n", f);
     /* One row per GPU when it ran on several, then its launch shapes. */
     for (size_t d = 0; w->ndev > 1 && d < w->ndev; d++) {
         char dev[16];
         snprintf(dev, sizeof dev, "%d", w->dev[d].device);
         csv_sub_row(f, w, dev, &w->dev[d].st);
-        fputs(",,,,,\r\n", f);
+        fputs(",,,,,,\r\n", f);
     }
     if (!m->group_shape)
         return;
     for (size_t j = 0; j < w->nshapes; j++) {
         const struct rm_shape *s = &w->shapes[j];
         csv_sub_row(f, w, "all", &s->st);
-        fprintf(f, ",,%ux%ux%u,%ux%ux%u,%u,\r\n", s->grid[0], s->grid[1], s->grid[2], s->block[0],
+        fprintf(f, ",,%ux%ux%u,%ux%ux%u,%u,,\r\n", s->grid[0], s->grid[1], s->grid[2], s->block[0],
                 s->block[1], s->block[2], s->smem);
     }
     if (w->other && w->other->st.timed) {
         csv_sub_row(f, w, "all", &w->other->st);
-        fputs(",,other,other,,\r\n", f);
+        fputs(",,other,other,,,\r\n", f);
     }
 }
 

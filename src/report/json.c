@@ -101,6 +101,8 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
     jw_u64(w, rm_count_key[RC_UNGATED], k->n[RC_UNGATED]);
     jw_num(w, rm_stat_key[RS_TOTAL], s->v[RS_TOTAL]);
     jw_bool(w, "total_estimated", k->total_estimated);
+    if (k->sampled_1_in)
+        jw_i64(w, "sampled_1_in", k->sampled_1_in);
     jw_u64(w, rm_count_key[RC_UNSAMPLED], k->n[RC_UNSAMPLED]);
     jw_u64(w, rm_count_key[RC_BY_NODES], k->n[RC_BY_NODES]);
     jw_u64(w, rm_count_key[RC_OUTSIDE], k->n[RC_OUTSIDE]);

@@ -125,6 +125,23 @@ static void json_settings(struct jw *w, const struct model *m)
     } else {
         jw_null(w, "flush_l2");
     }
+    if (m->budget) {
+        jw_open(w, "budget", '{', JW_INLINE, 0, 0);
+        jw_i64(w, "percent", m->budget->percent);
+        jw_num(w, "estimated_percent", m->budget->estimated_percent);
+        jw_num(w, "estimated_ms", m->budget->spent_ms);
+        jw_num(w, "wall_ms", m->budget->wall_ms);
+        jw_u64(w, "windows", m->budget->windows);
+        jw_num(w, "timed_launch_ns", m->budget->timed_ns);
+        if (m->budget->cupti_on_1_in < 0)
+            jw_null(w, "cupti_on_1_in");
+        else
+            jw_i64(w, "cupti_on_1_in", m->budget->cupti_on_1_in);
+        jw_u64(w, "unrecorded", m->budget->unrecorded);
+        jw_close(w);
+    } else {
+        jw_null(w, "budget");
+    }
 }
 
 void json_header(struct jw *w, const struct model *m)

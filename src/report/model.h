@@ -107,6 +107,8 @@ struct rm_row {
     struct rm_stats st;        /* all devices; total_ms and percent are the row's (estimated
                                 * from the mean with KTIME_SAMPLE) */
     bool total_estimated, few_samples, near_floor;
+    long sampled_1_in;         /* KTIME_BUDGET: timed at 1 launch in this many at the end; 0:
+                                * no budget */
     bool has_gbps;
     double gbps;               /* a memory operation's throughput, GB/s */
     struct rm_hw *hw;          /* NULL: none */
@@ -224,6 +226,17 @@ struct rm_capture {
     const char *mode;          /* "profiler-api" or "nvtx:NAME" */
     uint64_t starts, stops, ranges;
     bool open_at_exit;
+};
+
+/* KTIME_BUDGET: the budget and what ktime estimates it cost. */
+struct rm_budget {
+    long percent;
+    uint64_t windows;
+    double wall_ms, spent_ms, estimated_percent;
+    double timed_ns;           /* a timed launch's cost, on average, in the last window */
+    long cupti_on_1_in;        /* CUPTI's records on 1/N of the time at the end; -1: the
+                                * lever was the events' rates */
+    uint64_t unrecorded;       /* launches made while CUPTI's records were off */
 };
 
 struct rm_flush {
@@ -384,6 +397,7 @@ struct model {
     struct rm_timer timer;
     struct rm_capture *capture; /* NULL: every launch timed */
     struct rm_flush *flush;    /* NULL: KTIME_FLUSH_L2 off */
+    struct rm_budget *budget;  /* NULL: KTIME_BUDGET off */
     struct rm_device *devices;
     size_t ndevices;
     struct rm_cond *cond;      /* NULL: none (an old report) */

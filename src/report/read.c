@@ -66,6 +66,30 @@ static bool rd_capture_flush(struct rd *r, const struct jv *root)
     return !r->failed;
 }
 
+/* KTIME_BUDGET: an object, or null (absent in earlier reports). */
+static bool rd_budget(struct rd *r, const struct jv *root)
+{
+    const struct jv *b = rd_get(r, root, "", "budget", JV_OBJECT, true, false);
+    struct rm_budget *o;
+    uint64_t percent = 0;
+
+    if (!b || b->type != JV_OBJECT)
+        return !r->failed;
+    if (!(o = r->m->budget = model_alloc(r->m, sizeof *o)) ||
+        !rd_count_to(r, b, "budget", "percent", true, 100, &percent) ||
+        !rd_num(r, b, "budget", "estimated_percent", false, false, 0, &o->estimated_percent,
+                NULL) ||
+        !rd_num(r, b, "budget", "estimated_ms", false, false, 0, &o->spent_ms, NULL) ||
+        !rd_num(r, b, "budget", "wall_ms", false, false, 0, &o->wall_ms, NULL) ||
+        !rd_count(r, b, "budget", "windows", false, 0, &o->windows) ||
+        !rd_num(r, b, "budget", "timed_launch_ns", false, false, 0, &o->timed_ns, NULL) ||
+        !rd_long(r, b, "budget", "cupti_on_1_in", &o->cupti_on_1_in) ||
+        !rd_count(r, b, "budget", "unrecorded", false, 0, &o->unrecorded))
+        return rd_fail(r, "budget", "could not be read");
+    o->percent = (long)percent;
+    return true;
+}
+
 /* A count or null as the text's digits (NULL for null). */
 static const char *digits(struct model *m, long v)
 {
@@ -103,7 +127,7 @@ static bool rd_settings(struct rd *r, const struct jv *root)
         m->launch_gate = strcmp(m->gate, "off") != 0;
     m->warmup = (long)warmup;
     m->group_shape = group && strcmp(group, "shape") == 0;
-    return rd_timer(r, root) && rd_capture_flush(r, root);
+    return rd_timer(r, root) && rd_capture_flush(r, root) && rd_budget(r, root);
 }
 
 /* "snapshot": {...}, absent or null in a report that is none. */

@@ -176,6 +176,7 @@ static bool rd_ranks(struct rd *r, const struct jv *k, const char *where, struct
 static bool rd_row(struct rd *r, const struct jv *k, const char *where, struct rm_row *w)
 {
     bool near_floor;
+    uint64_t sampled = 0;
 
     if (!rd_object(r, k, where) || !rd_raw(r, k, where, "name", true, NULL, &w->name) ||
         !rd_raw(r, k, where, "mangled", true, NULL, &w->mangled) || !rd_kind(r, k, where, &w->kind))
@@ -187,8 +188,10 @@ static bool rd_row(struct rd *r, const struct jv *k, const char *where, struct r
     if (!rd_num(r, k, where, rm_stat_key[RS_TOTAL], true, false, 0, &w->st.v[RS_TOTAL], NULL) ||
         !rd_stats(r, k, where, &w->st, 0) ||
         !rd_bool(r, k, where, "total_estimated", false, &w->total_estimated) ||
+        !rd_count_to(r, k, where, "sampled_1_in", false, LONG_MAX, &sampled) ||
         !rd_bool(r, k, where, "near_floor", false, &near_floor))
         return false;
+    w->sampled_1_in = (long)sampled;
     w->few_samples = w->st.timed > 0 && w->st.timed < FEW_SAMPLES;
     w->near_floor = w->st.timed && near_floor;
     return rd_devparts(r, k, where, w) && rd_hw(r, k, where, w) && rd_shapes(r, k, where, w) &&

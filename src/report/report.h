@@ -48,7 +48,12 @@ struct report_kernel {
     uint64_t in_graph;      /* CUPTI: records of it run as a CUDA graph's node (not launches) */
     uint64_t hw_timed;      /* CUPTI timer: of the samples in per_dev, those from CUPTI */
     struct stats *hw;       /* KTIME_TIMER=both: CUPTI's samples per device, or NULL */
-    uint64_t unsampled;     /* KTIME_SAMPLE: launches after warmup left untimed by the draw */
+    uint64_t unsampled;     /* KTIME_SAMPLE, KTIME_BUDGET: launches after warmup left untimed by
+                             * the draw */
+    double wsum;            /* the samples' sum, each counted as the launches it stands for
+                             * (KTIME_BUDGET: 2^level), microseconds */
+    uint64_t wn;            /* the launches they stand for (the samples' count without it) */
+    int sample_level;       /* KTIME_BUDGET: timed at 1 in 2^level at the end (0: every one) */
     struct sketch *sk;      /* the distribution of the samples in per_dev, all devices, or
                              * NULL (none) */
     struct sketch *dev_sk;  /* the same per device, like per_dev, or NULL (none) */
@@ -167,6 +172,19 @@ struct report_snapshot {
     bool paused;                    /* timing was off (ktime ctl off) when they were read */
 };
 
+/* KTIME_BUDGET: the budget and what ktime estimates it cost. */
+struct report_budget {
+    long percent;           /* KTIME_BUDGET */
+    uint64_t windows;       /* the controller's windows */
+    double wall_ms;         /* the time they covered */
+    double spent_ms;        /* ktime's estimated cost over them */
+    double estimated_percent; /* spent / wall, in % */
+    double timed_ns;        /* what a timed launch cost, on average, in the last window */
+    bool cupti;             /* the lever was CUPTI's records switched on and off */
+    long cupti_on_1_in;     /* then: on 1/N of the time at the end (1: all the time) */
+    uint64_t unrecorded;    /* then: launches made while its records were off */
+};
+
 struct report {
     const char *version;
     const char *build;             /* git revision of the build, "" when unknown */
@@ -181,6 +199,7 @@ struct report {
     long warmup;
     bool group_shape;               /* KTIME_GROUP=shape: text and CSV rows per launch shape */
     long sample;                    /* KTIME_SAMPLE: about one launch in this many is timed */
+    const struct report_budget *budget; /* KTIME_BUDGET, or NULL (off) */
     const char *gate;               /* KTIME_GATE as it worked out: "auto", "on" or "off" */
     const char *gate_requested;     /* KTIME_GATE as set (NULL: same as gate) */
     unsigned int gate_unavailable;  /* contexts whose launches could not be gated */

@@ -149,6 +149,20 @@ static void text_settings(FILE *f, const struct model *m)
                 c->mode, (unsigned long long)c->ranges, c->ranges == 1 ? "" : "s",
                 (unsigned long long)c->starts,
                 (unsigned long long)c->stops, c->open_at_exit ? ", the last open at exit" : "");
+    if (m->budget) {
+        fprintf(f, "budget   KTIME_BUDGET=%ld %%: ktime's estimated cost %.3f %% of the run "
+                   "(%.3f ms of %.3f ms, %llu windows);\n",
+                m->budget->percent, m->budget->estimated_percent, m->budget->spent_ms,
+                m->budget->wall_ms, (unsigned long long)m->budget->windows);
+        if (m->budget->cupti_on_1_in < 0)
+            fprintf(f, "         each kernel timed at 1 in N launches, N chosen by its length "
+                       "(\"sampled 1 in N\")\n");
+        else
+            fprintf(f, "         CUPTI's kernel records on 1/%ld of the time at the end; %llu "
+                       "launches made while\n         they were off not timed (\"sampled 1 in "
+                       "N\")\n", m->budget->cupti_on_1_in,
+                    (unsigned long long)m->budget->unrecorded);
+    }
 }
 
 /* Which launches an event pair brackets: every one, or one in K drawn (KTIME_SAMPLE). */
@@ -328,7 +342,11 @@ static void text_footer(FILE *f, const struct model *m)
 
     fputc('\n', f);
     text_launches(f, m);
-    if (unsampled) {
+    if (unsampled && m->budget) {
+        fprintf(f, "sampled  %llu launches after warmup not timed (KTIME_BUDGET); Total ms and "
+                   "Time%% are estimates, each sample counted as the launches it stands for\n",
+                (unsigned long long)unsampled);
+    } else if (unsampled) {
         fprintf(f, "sampled  about 1 in ");
         if (m->totals.has_sample)
             fprintf(f, "%ld", m->totals.sample);

@@ -39,6 +39,8 @@ void text_notes(FILE *f, const struct rm_row *w)
         fprintf(f, "%stotal estimated", sep), sep = ", ";
     if (w->near_floor)
         fprintf(f, "%snear floor", sep), sep = ", ";
+    if (w->sampled_1_in > 1)
+        fprintf(f, "%ssampled 1 in %ld", sep, w->sampled_1_in), sep = ", ";
     for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
         /* A kernel's unsampled launches are in the totals' line, not its row's. */
         if (!w->n[notes[i].count] || (notes[i].count == RC_UNSAMPLED && w->kind != REPORT_MEMOP))

@@ -95,6 +95,7 @@ static void gather_entry(struct gather *g, struct ktab_entry *e, bool live)
     rk->failed += failed;
     rk->outside_range += part.outside_range;
     rk->paused += part.paused;
+    rk->unsampled += part.unsampled;
     rk->bytes += part.bytes;
     if (!rk->name)
         rk->name = part.name;
@@ -126,6 +127,8 @@ static void gather_aggs(struct gather *g, struct agg *aggs)
         r->drops[DROP_GATE_TIMEOUT] += a->forced;
         ks[row - 1].incomplete += a->incomplete;
         ks[row - 1].ungated += a->ungated;
+        ks[row - 1].wsum += a->wsum;
+        ks[row - 1].wn += a->wn;
         ks[row - 1].timed_bytes += a->bytes;
         r->drops[DROP_EVENT_ERROR] += a->errors;
     }
@@ -133,7 +136,8 @@ static void gather_aggs(struct gather *g, struct agg *aggs)
 
 /* Every launch is in calls; what no bucket holds is either a launch other threads were still
  * making when the report began (counted at its start, its pair submitted after the last
- * drain, or not yet timed, dropped or failed): incomplete at exit; or, with KTIME_SAMPLE, a
+ * drain, or not yet timed, dropped or failed): incomplete at exit; or, with KTIME_SAMPLE or
+ * KTIME_BUDGET, a
  * launch the draw left untimed (those still being made are among them). When records are the
  * samples (the CUPTI timer), its module does the accounting, but for memory operations
  * (always timed with events). */
@@ -150,7 +154,7 @@ static void account_rest(struct gather *g, bool records_primary)
             known += k->per_dev[d].n;
         if (k->calls <= known)
             continue;
-        if (kt.cfg.sample > 1)
+        if (kt.cfg.sample > 1 || kt.cfg.budget > 0)
             k->unsampled = k->calls - known;
         else
             k->incomplete += k->calls - known;

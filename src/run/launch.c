@@ -244,6 +244,7 @@ static bool by_cupti(struct launch *L, struct ktab_entry *k, CUstream s, int ptd
 {
     if (!launch_untimed(L, k, s, ptds))
         return false;
+    cuptitimer_count_unrecorded(k);
     if (kt.cfg.flush_l2)
         flush_l2_untimed(s, ptds);
     L->pushed = cuptitimer_range_before();
@@ -411,6 +412,7 @@ void launch_end(struct launch *L, CUresult r)
         s->shape = L->shape;
         s->bytes = L->bytes;
         s->range = (uint16_t)range_current();
+        s->level = L->level;
         s->api_ns = !L->t0 ? 0 : t1 - L->t0 < UINT32_MAX ? (uint32_t)(t1 - L->t0) : UINT32_MAX;
         /* Per-thread default streams share one handle value: tell threads apart. */
         s->stream = L->stream == CU_STREAM_PER_THREAD ? (uintptr_t)&inside_ktime

@@ -7,8 +7,10 @@
 #include <time.h>
 #include <cuda.h>
 
+#include "budget.h"
 #include "capture.h"
 #include "control.h"
+#include "cuptitimer.h"
 #include "reentry.h"
 #include "state.h"
 
@@ -25,6 +27,7 @@ struct launch {
     bool exiting;          /* made while the report was being written: only counted */
     bool pushed;           /* CUPTI timer: ktime's external correlation id is pushed for it */
     uint64_t t0;           /* events: CLOCK_MONOTONIC ns just before the real call */
+    uint8_t level;         /* KTIME_BUDGET: drawn at a rate of 1 in 2^level (0: every one) */
     struct kshape shape;   /* grid, block, dynamic shared memory (the wrapper sets it) */
     uint64_t bytes;        /* a memory operation's bytes; 0 for a launch (the wrapper sets it) */
 };
@@ -60,12 +63,12 @@ void launch_graph_instantiated(CUgraphExec exec, CUgraph g);
 /* A handle (graph exec) is destroyed: a later one at the same address is another row. */
 void launch_handle_gone(void *handle);
 
-/* KTIME_SAMPLE=k: a per-thread draw that is true about once in k calls, at random (not
- * every k-th: periodic programs would alias). xorshift64*, seeded per thread. */
+/* The launch path's draw (KTIME_SAMPLE, KTIME_BUDGET): a per-thread xorshift64*, seeded per
+ * thread, at random, never every k-th launch (periodic programs would alias). */
 extern __thread uint64_t launch_rng __attribute__((tls_model("initial-exec")));
 uint64_t launch_rng_seed(void);
 
-static inline bool launch_drawn(void)
+static inline uint64_t launch_draw(void)
 {
     uint64_t x = launch_rng ? launch_rng : launch_rng_seed();
 
@@ -73,8 +76,21 @@ static inline bool launch_drawn(void)
     x ^= x << 25;
     x ^= x >> 27;
     launch_rng = x;
-    /* The high 32 bits of x * 0x2545F4914F6CDD1D, scaled to [0, k): 0 about once in k. */
-    return (((x * 0x2545F4914F6CDD1DULL) >> 32) * (uint64_t)kt.cfg.sample >> 32) == 0;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* KTIME_SAMPLE=k: true about once in k calls. */
+static inline bool launch_drawn(void)
+{
+    /* The high 32 bits of the draw, scaled to [0, k): 0 about once in k. */
+    return ((launch_draw() >> 32) * (uint64_t)kt.cfg.sample >> 32) == 0;
+}
+
+/* KTIME_BUDGET: true at a rate of 1 in 2^level (level 1 to 63): the draw's top level bits
+ * are all 0. */
+static inline bool launch_kept(unsigned int level)
+{
+    return launch_draw() >> (64 - level) == 0;
 }
 
 /* A launch once the report is being written: never timed. Fills L so that launch_end()
@@ -133,8 +149,10 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
         /* A warmup launch, counted as such here, unless it goes into a capture (it never
          * runs): only while a capture is open anywhere does it ask its stream. */
         if (!(atomic_load_explicit(&kt.captures, memory_order_relaxed) > 0 &&
-              launch_into_capture(k, s, ptds)))
+              launch_into_capture(k, s, ptds))) {
             atomic_fetch_add_explicit(&k->warmup, 1, memory_order_relaxed);
+            cuptitimer_count_unrecorded(k);
+        }
         return false;
     }
     /* Past its warmup, a launch made while timing is off (ktime ctl off) or outside the
@@ -150,10 +168,19 @@ static inline bool launch_begin(struct launch *L, void *handle, int kind, CUstre
     /* KTIME_SAMPLE thins out the events only: CUPTI records every kernel anyway. A launch
      * the draw leaves untimed is still counted: captured when it goes into a capture, and
      * failed when the driver refuses it (launch_end, with no pool). */
-    if (kt.cfg.sample > 1 &&
-        atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI &&
-        !launch_drawn())
-        return launch_untimed(L, k, s, ptds);
+    L->level = 0;
+    if (atomic_load_explicit(&kt.timing, memory_order_relaxed) != TIMER_CUPTI) {
+        if (kt.cfg.sample > 1 && !launch_drawn())
+            return launch_untimed(L, k, s, ptds);
+        /* KTIME_BUDGET: the kernel's rate, one relaxed load (0 without a budget); its first
+         * launches past warmup are timed whatever it is. A sample kept stands for 2^level. */
+        unsigned int level = atomic_load_explicit(&k->level, memory_order_relaxed);
+        if (level && n >= (uint64_t)kt.cfg.warmup + BUDGET_FIRST) {
+            if (!launch_kept(level))
+                return launch_untimed(L, k, s, ptds);
+            L->level = (uint8_t)level;
+        }
+    }
     return launch_begin_timed(L, k, s, ptds, n == 0 || may_block);
 }
 

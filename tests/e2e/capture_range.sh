@@ -36,7 +36,7 @@ check "text: each row says 13 outside range" sh -c "[ \$(grep -c '(13 outside ra
 check "text: the footer counts them" grep -q '^launches 50 seen: 20 timed, 26 outside range, 4 warmup,' "$tmp/t.err"
 run_ktime c KTIME_CAPTURE=profiler-api KTIME_WARMUP=2 KTIME_OUTPUT="$tmp/r.csv" "$A" --profiler 10:20 --profiler 30:40 k_a=125000:25 k_b=250000:25
 check "CSV: outside_range, before the shape columns, 13 per kernel" \
-    sh -c "head -n 1 '$tmp/r.csv' | tr -d '\r' | grep -q ',outside_range,grid,block,shared_bytes,paused\$' && [ \$(tr -d '\r' <'$tmp/r.csv' | awk -F, 'NR > 1 && \$(NF - 4) == 13' | wc -l) = 2 ]"
+    sh -c "head -n 1 '$tmp/r.csv' | tr -d '\r' | grep -q ',outside_range,grid,block,shared_bytes,paused,sampled_1_in\$' && [ \$(tr -d '\r' <'$tmp/r.csv' | awk -F, 'NR > 1 && \$(NF - 5) == 13' | wc -l) = 2 ]"
 
 # No start at all: nothing timed. A range left open: timed to the end.
 run_ktime none KTIME_CAPTURE=profiler-api KTIME_OUTPUT="$tmp/none.json" "$A" k=125000:30

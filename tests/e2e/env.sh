@@ -76,13 +76,13 @@ check "KTIME_FORMAT=json with any file name: JSON" jc "$tmp/f.out" schema_versio
 run_ktime js KTIME_OUTPUT="$tmp/r.json" "$A" $ARGS
 check "KTIME_OUTPUT=*.json: JSON" jc "$tmp/r.json" schema_version == 2
 
-# csv_report FILE: the header, then k_small and k_big, every line CRLF-ended with 38 fields (outside_range, grid, block, shared_bytes, paused last)
+# csv_report FILE: the header, then k_small and k_big, every line CRLF-ended with 39 fields (outside_range, grid, block, shared_bytes, paused, sampled_1_in last)
 # (these names need no quoting), and the same counts and sums as the JSON report r.json.
 csv_report() {
     _bad=0
     head -n 1 "$1" | grep -q '^name,mangled,kind,device,calls,warmup_skipped,captured,dropped,failed,incomplete,timed,' ||
         { echo "no CSV header"; _bad=1; }
-    awk -F, '!/\r$/ { print "line " NR " not CRLF-ended"; bad = 1 } NF != 46 { print "line " NR ": " NF " fields"; bad = 1 } END { exit bad }' "$1" || _bad=1
+    awk -F, '!/\r$/ { print "line " NR " not CRLF-ended"; bad = 1 } NF != 47 { print "line " NR ": " NF " fields"; bad = 1 } END { exit bad }' "$1" || _bad=1
     [ "$(wc -l <"$1")" -eq 3 ] || { echo "$(wc -l <"$1") lines, want 3"; _bad=1; }
     for _k in k_small k_big; do
         _row=$(awk -F, -v k="$_k" '$2 == k { print $5, $6, $11, $24 }' "$1")

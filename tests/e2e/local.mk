@@ -306,3 +306,7 @@ tests/fake/nvml/libnvidia-ml.so.1: $(srcdir)/tests/fake/fakenvml.c
 	$(AM_V_CC)$(CC) -shared -fPIC -O2 -fvisibility=hidden $(AM_CFLAGS) $(CFLAGS) \
 		-Wl,-soname,libnvidia-ml.so.1 -o $@ $(srcdir)/tests/fake/fakenvml.c -lpthread
 TESTS += tests/e2e/conditions.sh
+
+# KTIME_BUDGET: each kernel's sampling chosen to keep ktime's estimated cost under a budget.
+TESTS += tests/e2e/budget.sh
+EXTRA_DIST += tests/e2e/budget.sh

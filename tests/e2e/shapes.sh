@@ -73,9 +73,9 @@ check "text, KTIME_GROUP=shape: six shape rows" sh -c "[ \$(grep -c ' grid [0-9]
 check "text, KTIME_GROUP=shape: kA's grid 16 row, $1 samples" sh -c \
     "grep -E '^ +[0-9.]+ +[0-9.]+ +$1 +[0-9.]+ .* grid 16x1x1 block 256x1x1 smem 64\$' '$tmp/ts.txt'"
 run_ktime cs KTIME_GROUP=shape KTIME_OUTPUT="$tmp/cs.csv" "$A" --shapes $NSH $PLAN
-check "CSV, KTIME_GROUP=shape: a row per shape, grid, block and shared_bytes before paused, last" sh -c \
-    "[ \$(grep -c ',[0-9]*x1x1,256x1x1,[0-9]*,.\$' '$tmp/cs.csv') = 6 ]"
-check "CSV: the header ends grid,block,shared_bytes,paused" sh -c "head -n 1 '$tmp/cs.csv' | grep -q ',grid,block,shared_bytes,paused.\$'"
+check "CSV, KTIME_GROUP=shape: a row per shape, grid, block and shared_bytes before paused and sampled_1_in, last" sh -c \
+    "[ \$(grep -c ',[0-9]*x1x1,256x1x1,[0-9]*,,.\$' '$tmp/cs.csv') = 6 ]"
+check "CSV: the header ends grid,block,shared_bytes,paused,sampled_1_in" sh -c "head -n 1 '$tmp/cs.csv' | grep -q ',grid,block,shared_bytes,paused,sampled_1_in.\$'"
 run_ktime bad KTIME_GROUP=kernel KTIME_OUTPUT="$tmp/bad.txt" "$A" --shapes $NSH $PLAN
 check "KTIME_GROUP=kernel: one warning, name used" one_warning "$tmp/bad.err" KTIME_GROUP name
 check "KTIME_GROUP=kernel: no shape rows" sh -c "! grep -q ' grid [0-9]' '$tmp/bad.txt'"

@@ -5,7 +5,7 @@
 #   bash tests/gpu/build.sh OUTDIR        e.g.  bash tests/gpu/build.sh build/gpu
 #
 # OUTDIR receives app_static, app_shared, app_ptds, app_paths, app_driver, app_exitrace,
-# app_sigterm, where, flush_l2, memops, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
+# app_sigterm, where, flush_l2, memops, chain, api_timer (linked with libktime.so from KTIME_LIBDIR), libkcount.so and BUILD-INFO.txt
 # (intermediate files go to OUTDIR/obj). Every target is attempted even when an earlier one
 # fails; the exit status is 0 only when all of them were built and passed their checks.
 # Environment: CUDA_HOME (default /usr/local/cuda), NVCC (default $CUDA_HOME/bin/nvcc),
@@ -160,6 +160,11 @@ fi
 
 if step memops "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/memops" "$HERE/memops.cu"; then
     built+=(memops)
+fi
+
+# --- chaining events (one between consecutive launches) against a pair per launch, no ktime ---
+if step chain "$NVCC" "${NVFLAGS[@]}" -o "$OUTDIR/chain" "$HERE/chain.cu"; then
+    built+=(chain)
 fi
 
 if step inject_dummy "$CC" -O2 -fPIC -shared -o "$OUTDIR/libinject_dummy.so" "$HERE/inject_dummy.c"; then

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "budget.h"
 #include "capture.h"
 #include "cuptitimer.h"
 #include "fakecupti_unit.h"
@@ -264,6 +265,101 @@ static void test_timer_both(void **state)
     collect_free(&r);
 }
 
+/* KTIME_BUDGET under CUPTI with the module's figures: back-to-back 100 us kernels (100 launches
+ * a 10 ms window, after a first one of 1000) cost under the budget to record (230 ns of 100 us):
+ * the records are never switched off, nothing is unsampled. */
+static void test_budget_cheap_stays_on(void **state)
+{
+    struct report h;
+    void *k = fd_kernel("k_b10");
+    int disables = fc->disables;
+
+    start();
+    launches(k, 1000);
+    budget_window(2.0);
+    for (int w = 0; w < 30; w++) {
+        launches(k, 100);
+        budget_window(10.0);
+        budget_cycle(1000.0 + 10.0 * w);
+    }
+    assert_int_equal(fc->disables, disables);
+    assert_int_equal(atomic_load(&cuptitimer_off), 0);
+    fx_header(&h);
+    assert_non_null(h.budget);
+    assert_true(h.budget->cupti);
+    assert_int_equal(h.budget->cupti_on_1_in, 1);
+    assert_int_equal(h.budget->unrecorded, 0);
+}
+
+/* Records switched off for short kernels; then the launches grow long (10 in 100 ms): the
+ * controller wants the records all the time and they are on at the next tick, not at the end of
+ * the off part (a run's long kernels were left unrecorded so). */
+static void test_budget_on_when_longer(void **state)
+{
+    void *k = fd_kernel("k_b2");
+    int enables = fc->enables, disables = fc->disables;
+
+    start();
+    launches(k, 200);
+    budget_window(0.5);
+    launches(k, 200);
+    budget_window(0.5);
+    budget_cycle(2000.0);
+    budget_cycle(2000.0 + 1.0); /* its on part over: off */
+    assert_int_equal(atomic_load(&cuptitimer_off), 1);
+    launches(k, 10);
+    budget_window(100.0); /* 10 launches in 100 ms: cheap to record */
+    budget_cycle(2000.0 + 2.0); /* well before the off part's end */
+    assert_int_equal(atomic_load(&cuptitimer_off), 0);
+    assert_int_equal(fc->enables, enables + 1);
+    fc->enables = enables;
+    fc->disables = disables;
+}
+
+/* Short kernels launched faster than CUPTI's cost allows: at the end of the cycle's on part the
+ * records are switched off (cuptiActivityDisable), the launches made meanwhile are the row's
+ * unsampled ones, and at the end of the off part they are on again (cuptiActivityEnable); the
+ * row's every launch is in one bucket. */
+static void test_budget_duty_switches(void **state)
+{
+    struct report r, h;
+    void *k = fd_kernel("k_b1");
+    int enables = fc->enables, disables = fc->disables;
+
+    start();
+    launches(k, 200);
+    budget_window(0.5);
+    launches(k, 200); /* 200 in 0.5 ms: 4.4 % recorded, over the budget */
+    budget_window(0.5);
+    budget_cycle(1000.0);            /* a cycle drawn: on for a sliver */
+    assert_int_equal(fc->disables, disables);
+    budget_cycle(1000.0 + 1.0);      /* its on part over: off */
+    assert_int_equal(fc->disables, disables + 1);
+    assert_int_equal(atomic_load(&cuptitimer_off), 1);
+    launches(k, 10);
+    budget_cycle(1000.0 + 200.0);    /* its off part (at most 150 ms) over: on */
+    assert_int_equal(fc->enables, enables + 1);
+    assert_int_equal(atomic_load(&cuptitimer_off), 0);
+    launches(k, 5);
+    for (int i = 0; i < 405; i++)
+        record("k_b1", 0, 1, 1, (uint64_t)i * 1000, (uint64_t)i * 1000 + 500, 0);
+    budget_window(0.5);
+    rows(&r, true);
+    struct report_kernel *row = fx_row(&r, "k_b1");
+    assert_int_equal(row->calls, 415);
+    assert_int_equal(row->unsampled, 10);
+    assert_int_equal(row->per_dev[0].n, 405);
+    assert_int_equal(row->incomplete, 0);
+    fx_assert_buckets(&r, row);
+    collect_free(&r);
+    fx_header(&h);
+    assert_true(h.budget->cupti_on_1_in > 1);
+    assert_int_equal(h.budget->unrecorded, 10);
+    /* start() of the tests that follow counts CUPTI's one enabling at start-up. */
+    fc->enables = enables;
+    fc->disables = disables;
+}
+
 /* Another CUPTI client arrives: ktime takes back the records CUPTI holds (a plain flush,
  * then a forced one), lets go of CUPTI, and times later launches with events. */
 static void test_hand_over(void **state)
@@ -485,6 +581,9 @@ int main(void)
         CUPTI_TEST(test_dropped_and_bad_records, "KTIME_WARMUP=0"),
         CUPTI_TEST(test_floor, "KTIME_WARMUP=0"),
         FX_TEST(test_timer_both, "KTIME_TIMER=both", CUPTI_LIB, "KTIME_WARMUP=0"),
+        CUPTI_TEST(test_budget_cheap_stays_on, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
+        CUPTI_TEST(test_budget_duty_switches, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
+        CUPTI_TEST(test_budget_on_when_longer, "KTIME_WARMUP=0", "KTIME_BUDGET=1"),
         FX_TEST(test_ranges_events, "KTIME_WARMUP=1"),
         CUPTI_TEST(test_ranges_cupti, "KTIME_WARMUP=1"),
         CUPTI_TEST(test_capture_range_cupti, "KTIME_WARMUP=1", "KTIME_CAPTURE=profiler-api"),

@@ -216,7 +216,7 @@ static void test_snapshot_and_paused(void **state)
     assert_non_null(strstr(t, "launches 60 seen: 34 timed, 4 paused, 13 warmup,"));
     c = fixture_render(&m, model_write_csv);
     assert_non_null(strstr(c, ",near,kernel,all,29,5,"));
-    assert_non_null(strstr(c, ",0,,,,4\r\n"));
+    assert_non_null(strstr(c, ",0,,,,4,\r\n"));
     free(t);
     free(j);
     free(c);

@@ -175,10 +175,10 @@ static void test_csv(void **state)
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,15,5,0,0,0,0,10,"));
     assert_non_null(strstr(c, "\r\nrare_kernel,rare_kernel,kernel,all,3,3,0,0,0,0,0,"));
     assert_non_null(strstr(c, ",kernel,1,,,,,,,2,,,,,,6,,66.6666666666666"));
-    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000" ",,,,," ",,,,,,,," ",,,,,\r\n")); /* gpu 1's p50-p99 */
+    assert_non_null(strstr(c, ",3000,3000,3000,0,6000,0,3000,3000,3000" ",,,,," ",,,,,,,," ",,,,,,\r\n")); /* gpu 1's p50-p99 */
     assert_non_null(strstr(c, ",bias_us,launch_timed,launch_mean_us,launch_p99_us,queue_timed,"
                               "queue_mean_us,queue_p99_us,launch_bound,queue_long,outside_range,"
-                              "grid,block,shared_bytes,paused\r\n"));
+                              "grid,block,shared_bytes,paused,sampled_1_in\r\n"));
     int lines = 0;
     for (char *l = c; *l; lines++) {
         char *e = strstr(l, "\r\n");
@@ -188,7 +188,7 @@ static void test_csv(void **state)
             quoted ^= *p == '"';
             fields += *p == ',' && !quoted;
         }
-        assert_int_equal(fields, 46);
+        assert_int_equal(fields, 47);
         l = e + 2;
     }
     assert_int_equal(lines, 1 + 3 + 2);
@@ -520,8 +520,8 @@ static void test_shapes(void **state)
     free(t);
     char *c = render_report(&r, 2);
     assert_non_null(strstr(c, "\r\nsmall(float*),_Z5smallPf,kernel,all,,,,,,,7,,,,,,0.69999999999999996,,"));
-    assert_non_null(strstr(c, ",8x1x1,256x1x1,0,\r\n"));
-    assert_non_null(strstr(c, ",16x2x1,128x1x1,512,\r\n"));
+    assert_non_null(strstr(c, ",8x1x1,256x1x1,0,,\r\n"));
+    assert_non_null(strstr(c, ",16x2x1,128x1x1,512,,\r\n"));
     free(c);
     /* Past SHAPE_SHOW, the least timed shapes are folded into other, and counted. */
     for (int g = 0; g < SHAPE_SHOW + 1; g++)

@@ -132,6 +132,20 @@ static void test_merge_exact(void **state)
     free(u);
 }
 
+/* w samples at once: the bucket's count grows by w, saturating. */
+static void test_add_n(void **state)
+{
+    struct sketch s = { 0 };
+
+    (void)state;
+    sketch_add_n(&s, 12.0, 32);
+    sketch_add_n(&s, 12.0, 1);
+    assert_int_equal(sketch_count(&s), 33);
+    assert_int_equal(s.c[sketch_bucket(12.0)], 33);
+    sketch_add_n(&s, 12.0, (uint64_t)UINT32_MAX);
+    assert_int_equal(s.c[sketch_bucket(12.0)], UINT32_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_constant_and_few),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_merge_exact),
+        cmocka_unit_test(test_add_n),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

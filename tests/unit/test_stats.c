@@ -74,6 +74,27 @@ static void test_merge_equals_sequential(void **state)
     assert_true(empty.n == all.n && empty.m2 == all.m2);
 }
 
+/* w copies of a sample at once are w samples added one by one (to rounding). */
+static void test_add_n_is_repeated_add(void **state)
+{
+    const double x[] = { 3.5, 10.25, 7.0, 3.5 };
+    const uint64_t w[] = { 1, 4, 2, 8 };
+    struct stats a = { 0 }, b = { 0 };
+
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        stats_add_n(&a, x[i], w[i]);
+        for (uint64_t j = 0; j < w[i]; j++)
+            stats_add(&b, x[i]);
+    }
+    stats_add_n(&a, 99.0, 0); /* nothing */
+    assert_int_equal(a.n, 15);
+    assert_true(a.sum == b.sum);
+    assert_true(fabs(a.mean - b.mean) < 1e-12);
+    assert_true(fabs(a.m2 - b.m2) < 1e-9);
+    assert_true(a.min == 3.5 && a.max == 10.25);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +102,7 @@ int main(void)
         cmocka_unit_test(test_single_and_empty),
         cmocka_unit_test(test_stable_with_offset),
         cmocka_unit_test(test_merge_equals_sequential),
+        cmocka_unit_test(test_add_n_is_repeated_add),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
