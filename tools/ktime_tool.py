@@ -2,7 +2,7 @@
 """ktime_tool.py - the offline tools on ktime's JSON reports: report, merge, diff, plot.
 
     ktime_tool.py report FILE.json [--format text|csv|json] [--top N] [--sort KEY] [--filter RE]
-    ktime_tool.py merge FILES... [-o OUT]
+    ktime_tool.py merge FILES... [-o OUT] [--rank-rows N] [--world-size N] [--comm REGEX]
     ktime_tool.py diff BASE.json NEW.json [--threshold 5%] [--alpha 0.01] [--format text|json]
     ktime_tool.py plot FILE.json [NEW.json] [-o out.png|out.svg] [--top N]
     ktime_tool.py plot SERIES.jsonl [-o out.png|out.svg] [--top N]
@@ -11,11 +11,11 @@
 `ktime report|merge|diff|plot ARGS` runs this file. Python 3 standard library only;
 matplotlib is imported by `plot` alone. `report` prints through ktime-render, the library's
 own text, CSV and JSON writers (so that a report's text is the library's, byte for byte), and
-diff's table and plot's labels take kernel names shortened by it; merge, diff and plot compute
-here. docs/tools.md describes each tool, the merged
-report's fields, the test `diff` uses and the exit statuses: 0 done (diff: no significant
-regression), 1 diff found at least one, 2 a usage or input error (one line on stderr, never a
-traceback).
+diff's table and plot's labels take kernel names shortened by it; `merge` runs ktime-merge,
+the library's own merge (the same code as the job report); diff and plot compute here.
+docs/tools.md describes each tool, the merged report's fields, the test `diff` uses and the
+exit statuses: 0 done (diff: no significant regression), 1 diff found at least one, 2 a usage
+or input error (one line on stderr, never a traceback).
 """
 
 import argparse
@@ -499,504 +499,13 @@ def rank_label(e, i):
 
 # ------------------------------------------------------------------ merge
 
-MEMOP_KINDS = ("HtoD", "DtoH", "DtoD", "HtoH", "peer", "memset")
-MEMOP_COUNTS = ("calls", "warmup_skipped", "captured", "dropped", "failed", "incomplete",
-                "outside_range", "paused", "unsampled", "ungated", "bytes", "timed_bytes")
-
-
-def group_by(items, key):
-    """The items in lists by key(item), in the order the keys first appear."""
-    out = {}
-    for it in items:
-        out.setdefault(key(it), []).append(it)
-    return out
-
-
-def merge_ranges(reps, path):
-    """The ranges of several reports, by name, their kernels by mangled name; None when no
-    input had any."""
-    rgs = [r["ranges"] for r in reps if isinstance(r.get("ranges"), dict)]
-    if not rgs:
-        return None
-    ranges = []
-    for key, gs in group_by([g for rg in rgs for g in rg.get("by_name") or []],
-                            lambda g: g.get("name")).items():
-        e = {"name": key}
-        if "name_bytes" in gs[0]:
-            e["name_bytes"] = gs[0]["name_bytes"]
-        for f in ("closed", "open_at_exit", "timed"):
-            e[f] = sum(g.get(f, 0) or 0 for g in gs)
-        e["wall_ms"] = sum(g.get("wall_ms", 0.0) or 0.0 for g in gs)
-        e["total_ms"] = sum(g.get("total_ms", 0.0) or 0.0 for g in gs)
-        kernels = []
-        for kk, ks in group_by([k for g in gs for k in g.get("kernels") or []],
-                               lambda k: (k.get("kind", "kernel"), k["mangled"])).items():
-            st = merge_stats(ks, path)
-            m = {"name": ks[0]["name"], "mangled": kk[1], "kind": kk[0], "timed": st["timed"],
-                 "total_ms": st["sum_us"] / 1000.0}
-            for f in ("name_bytes", "mangled_bytes"):
-                if f in ks[0]:
-                    m[f] = ks[0][f]
-            for f in ("mean_us", "min_us", "max_us", "stddev_us", "sum_us", "m2_us2", "p50_us",
-                      "p90_us", "p99_us"):
-                m[f] = st.get(f)
-            kernels.append(m)
-        total_us = sum(m["sum_us"] for m in kernels)
-        for m in kernels:
-            m["percent"] = 100.0 * m["sum_us"] / total_us if total_us > 0 else 0.0
-        kernels.sort(key=lambda m: (-m["sum_us"], m["mangled"]))
-        e["kernels"] = kernels
-        ranges.append(e)
-    ranges.sort(key=lambda e: (-e["total_ms"], e["name"] is None, e["name"] or ""))
-    return {"attribution": same_or([rg.get("attribution") for rg in rgs], "mixed"),
-            "nvtx": same_or([rg.get("nvtx") for rg in rgs], "mixed"),
-            "unmatched_pops": sum(rg.get("unmatched_pops", 0) or 0 for rg in rgs),
-            "too_deep": sum(rg.get("too_deep", 0) or 0 for rg in rgs),
-            "by_name": ranges}
-
-
-def merge_memops(reps, path):
-    """The memory operations of several reports, kind by kind; None when no input timed them."""
-    lists = [r["memops"] for r in reps if isinstance(r.get("memops"), list)]
-    if not lists:
-        return None
-    out = []
-    kinds = [k for k in MEMOP_KINDS if any(m.get("kind") == k for ms in lists for m in ms)]
-    kinds += sorted({m.get("kind") for ms in lists for m in ms} - set(MEMOP_KINDS))
-    for kind in kinds:
-        ms = [m for l in lists for m in l if m.get("kind") == kind]
-        e = {"kind": kind}
-        for key in MEMOP_COUNTS:
-            e[key] = sum(m.get(key, 0) or 0 for m in ms)
-        st = merge_stats(ms, path)
-        e["timed"] = st["timed"]
-        e["total_ms"] = st["sum_us"] / 1000.0
-        for key in ("mean_us", "min_us", "max_us", "stddev_us", "sum_us", "m2_us2", "p50_us",
-                    "p90_us", "p99_us"):
-            e[key] = st.get(key)
-        e["gb_per_s"] = e["timed_bytes"] / st["sum_us"] / 1000.0 if st["timed"] and st["sum_us"] > 0 else None
-        out.append(e)
-    return out
-
-
-def sketch_quantile(buckets, gamma, first_edge, q, lo, hi):
-    """sketch_quantile() over a JSON histogram's [i, lower edge, count] buckets."""
-    n = sum(c for _, _, c in buckets)
-    if n == 0:
-        return None
-    rank = math.floor(q * float(n - 1))
-    seen = 0
-    v = None
-    for i, edge, c in sorted(buckets):
-        seen += c
-        if seen > rank:
-            v = first_edge / 2 if i == 0 else edge * math.sqrt(gamma)
-            break
-    if v is None:
-        v = buckets[-1][1] * math.sqrt(gamma)
-    if hi >= lo:
-        v = min(max(v, lo), hi)
-    return v
-
-
-def chan(acc, n2, mean2, m22):
-    """Pairwise merge (Chan et al.) of (n, mean, m2) aggregates."""
-    n1, mean1, m21 = acc
-    if n2 == 0:
-        return acc
-    if n1 == 0:
-        return (n2, mean2, m22)
-    n = n1 + n2
-    delta = mean2 - mean1
-    return (n, mean1 + delta * n2 / n, m21 + m22 + delta * delta * n1 * n2 / n)
-
-
-def merge_stats(blocks, path):
-    """The merged timed/sum/m2/min/max/mean/stddev of statistics blocks, and histogram and
-    quantiles where every block that has samples brings a histogram."""
-    out = {}
-    acc, s, lo, hi = (0, 0.0, 0.0), 0.0, None, None
-    for blk in blocks:
-        n = blk.get("timed", 0)
-        if not n:
-            continue
-        mean = blk["mean_us"] if is_num(blk.get("mean_us")) else blk["sum_us"] / n
-        acc = chan(acc, n, mean, blk.get("m2_us2", 0.0))
-        s += blk["sum_us"]
-        lo = blk["min_us"] if lo is None else min(lo, blk["min_us"])
-        hi = blk["max_us"] if hi is None else max(hi, blk["max_us"])
-    n, mean, m2 = acc
-    out["timed"] = n
-    out["mean_us"] = mean if n else 0.0
-    out["min_us"] = lo if n else 0.0
-    out["max_us"] = hi if n else 0.0
-    out["stddev_us"] = math.sqrt(m2 / (n - 1)) if n >= 2 else 0.0
-    out["sum_us"] = s
-    out["m2_us2"] = m2
-    hists = [blk.get("histogram") for blk in blocks if "histogram" in blk]
-    if hists:
-        gamma, edge = None, None
-        counts = {}
-        for h in hists:
-            if h is None:
-                continue
-            if gamma is None:
-                gamma, edge = h.get("gamma"), h.get("first_edge_us")
-            elif (h.get("gamma"), h.get("first_edge_us")) != (gamma, edge):
-                raise KtoolError("ktime merge: %s: histograms of different bucket edges (gamma %s, %s)"
-                                 % (path, gamma, h.get("gamma")))
-            for i, e, c in h["buckets"]:
-                if i in counts:
-                    counts[i][1] += c
-                else:
-                    counts[i] = [e, c]
-        buckets = [[i, counts[i][0], counts[i][1]] for i in sorted(counts)]
-        out["histogram"] = {"gamma": gamma if gamma is not None else 1.02,
-                            "first_edge_us": edge if edge is not None else 0.05, "buckets": buckets}
-    with_samples = [blk for blk in blocks if blk.get("timed")]
-    if "histogram" in out and all(blk.get("histogram") for blk in with_samples):
-        h = out["histogram"]
-        for key, q in (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99)):
-            out[key] = sketch_quantile(h["buckets"], h["gamma"], h["first_edge_us"], q,
-                                       out["min_us"], out["max_us"]) if n else None
-    elif len(with_samples) == 1:
-        for key in ("p50_us", "p90_us", "p99_us"):
-            out[key] = with_samples[0].get(key)
-    else:
-        for key in ("p50_us", "p90_us", "p99_us"):
-            out[key] = None
-    return out
-
-
-def merge_other(blocks, out, skip):
-    """Fields this tool does not know: counts are added; others kept where every input has
-    the same value; lists of statistics blocks (schema 2's shapes) merged block by block."""
-    keys = []
-    for blk in blocks:
-        for key in blk:
-            if key not in skip and key not in keys:
-                keys.append(key)
-    for key in keys:
-        vals = [blk[key] for blk in blocks if key in blk]
-        if all(is_count(v) for v in vals):
-            out[key] = sum(vals)
-        elif all(isinstance(v, list) and all(isinstance(e, dict) and "timed" in e for e in v)
-                 for v in vals):
-            out[key] = merge_block_lists(vals)
-        elif all(v == vals[0] for v in vals):
-            out[key] = vals[0]
-
-
-def block_key(e):
-    return json.dumps({k: v for k, v in e.items() if k not in COUNT_FIELDS and k not in DERIVED_FIELDS},
-                      sort_keys=True)
-
-
-def merge_block_lists(lists):
-    groups, order = {}, []
-    for lst in lists:
-        for e in lst:
-            key = block_key(e)
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append(e)
-    out = []
-    for key in order:
-        es = groups[key]
-        m = {k: v for k, v in es[0].items() if k not in COUNT_FIELDS and k not in DERIVED_FIELDS}
-        for f in COUNT_FIELDS:
-            if any(f in e for e in es):
-                m[f] = sum(e.get(f, 0) for e in es)
-        m.update(merge_stats(es, "shapes"))
-        if any("total_ms" in e for e in es):
-            m["total_ms"] = m["sum_us"] / 1000.0
-        merge_other(es, m, set(m) | set(COUNT_FIELDS) | set(DERIVED_FIELDS))
-        out.append(m)
-    return out
-
-
-def canonical_order(inputs):
-    def key(item):
-        path, r = item
-        rank = r.get("rank")
-        return (rank is None, rank if is_count(rank) else 0, str(r.get("host")),
-                r.get("pid") if is_count(r.get("pid")) else 0, str(r.get("start_time")), path)
-    return sorted(inputs, key=key)
-
-
-def same_or(vals, other=None):
-    return vals[0] if all(v == vals[0] for v in vals) else other
-
-
-def _origin(e, i, r, devmap):
-    """An input's busy or communication entry in a merged report: its device on the merged
-    devices, and which input, rank and host it came from."""
-    e = dict(e)
-    e["device"] = devmap[i].get(e.get("device"), e.get("device"))
-    e["input"] = i
-    e["rank"] = r.get("rank")
-    e["host"] = r.get("host")
-    return e
-
-
-def merge_busy(reps, devmap):
-    """gpu_busy of a merged report: every input's GPUs side by side (each GPU's busy time is
-    its own run's: spans of different processes are not added), the ranges' busy and wall
-    time summed by name."""
-    bs = [(i, r, r["gpu_busy"]) for i, r in enumerate(reps) if isinstance(r.get("gpu_busy"), dict)]
-    if not bs:
-        return None
-    devs, ranges, order = [], {}, []
-    for i, r, b in bs:
-        devs += [_origin(d, i, r, devmap) for d in b.get("devices", [])]
-        for g in b.get("ranges", []):
-            key = g.get("name")
-            if key not in ranges:
-                ranges[key] = {"name": key, "wall_ms": 0.0, "busy_ms": 0.0, "intervals": 0}
-                if "name_bytes" in g:
-                    ranges[key]["name_bytes"] = g["name_bytes"]
-                order.append(key)
-            for f in ("wall_ms", "busy_ms", "intervals"):
-                ranges[key][f] += g.get(f, 0) or 0
-    out_ranges = []
-    for key in order:
-        g = ranges[key]
-        g["busy_percent"] = 100.0 * g["busy_ms"] / g["wall_ms"] if g["wall_ms"] > 0 else None
-        out_ranges.append(g)
-    out_ranges.sort(key=lambda g: -g["busy_ms"])
-    return {"unplaced": sum(b.get("unplaced", 0) or 0 for _, _, b in bs), "devices": devs,
-            "ranges": out_ranges}
-
-
-def merge_comm(reps, devmap):
-    """communication of a merged report: every input's GPUs side by side, and the entry that
-    spent least time in communication (the rank that waits least for the others: the
-    straggler's sign), with two entries or more."""
-    cs = [(i, r, r["communication"]) for i, r in enumerate(reps)
-          if isinstance(r.get("communication"), dict)]
-    if not cs:
-        return None
-    devs = []
-    for i, r, c in cs:
-        devs += [_origin(d, i, r, devmap) for d in c.get("devices", [])]
-    least = None
-    if len(devs) >= 2:
-        least = min(range(len(devs)), key=lambda j: (devs[j].get("comm_ms", 0) or 0, j))
-    return {"pattern": same_or([c.get("pattern") for _, _, c in cs], "mixed"), "devices": devs,
-            "least_waiting": least}
-
-
-def merge_reports(inputs, verb="merge"):
-    """inputs: [(path, report)]. Returns the merged report (docs/tools.md)."""
-    for path, r in inputs:
-        if "merged_from" in r:
-            raise KtoolError("ktime %s: %s is a merged report; merge the per-rank reports it was "
-                             "made from instead" % (verb, path))
-    p0, r0 = inputs[0]
-    for path, r in inputs[1:]:
-        for key, what in (("schema_version", "schema versions"), ("warmup", "warmup settings"),
-                          ("timing_method", "timers")):
-            if r[key] != r0[key]:
-                raise KtoolError("ktime %s: %s has %s %s, %s has %s: cannot merge reports of "
-                                 "different %s" % (verb, p0, key, json.dumps(r0[key]), path,
-                                                   json.dumps(r[key]), what))
-    inputs = canonical_order(inputs)
-    reps = [r for _, r in inputs]
-    m = {"schema_version": r0["schema_version"]}
-    m["ktime_version"] = same_or([r.get("ktime_version") for r in reps], "mixed")
-    m["ktime_build"] = same_or([r.get("ktime_build") for r in reps], "mixed")
-    m["command"] = reps[0].get("command", [])
-    if "command_bytes" in reps[0]:
-        m["command_bytes"] = reps[0]["command_bytes"]
-    m["host"] = same_or([r.get("host") for r in reps])
-    m["rank"] = None
-    m["local_rank"] = None
-    m["world_size"] = same_or([r.get("world_size") for r in reps])
-    starts = [r["start_time"] for r in reps if isinstance(r.get("start_time"), str)]
-    ends = [r["end_time"] for r in reps if isinstance(r.get("end_time"), str)]
-    m["start_time"] = min(starts) if starts else None
-    m["end_time"] = max(ends) if ends else None
-    m["pid"] = None
-    m["timing_method"] = r0["timing_method"]
-    gates = [r.get("launch_gate_mode") for r in reps]
-    m["launch_gate"] = any(r.get("launch_gate") for r in reps)
-    m["launch_gate_mode"] = same_or(gates, "mixed")
-    m["launch_gate_requested"] = same_or([r.get("launch_gate_requested") for r in reps], "mixed")
-    m["launch_gate_unavailable_contexts"] = sum(r.get("launch_gate_unavailable_contexts", 0) or 0 for r in reps)
-    m["contexts"] = sum(r.get("contexts", 0) or 0 for r in reps)
-    m["warmup"] = r0["warmup"]
-    timers = [r.get("timer") if isinstance(r.get("timer"), dict) else {} for r in reps]
-    notes = []
-    for t in timers:
-        if t.get("note") and t["note"] not in notes:
-            notes.append(t["note"])
-    m["timer"] = {"requested": same_or([t.get("requested") for t in timers], "mixed"),
-                  "used": same_or([t.get("used") for t in timers], "mixed"),
-                  "note": "; ".join(notes) if notes else None,
-                  "cupti_library": next((t["cupti_library"] for t in timers if t.get("cupti_library")), None),
-                  "cupti_records_dropped": sum(t.get("cupti_records_dropped", 0) or 0 for t in timers),
-                  "cupti_buffers_refused": sum(t.get("cupti_buffers_refused", 0) or 0 for t in timers)}
-    fls = [r["flush_l2"] for r in reps if isinstance(r.get("flush_l2"), dict)]
-    m["flush_l2"] = None
-    if fls:
-        m["flush_l2"] = {"bytes": max(f.get("bytes", 0) or 0 for f in fls)}
-        for key in ("flushes", "refused", "contexts", "contexts_without_buffer"):
-            m["flush_l2"][key] = sum(f.get(key, 0) or 0 for f in fls)
-    m["memops"] = merge_memops(reps, p0)
-    m["ranges"] = merge_ranges(reps, p0)
-
-    # Devices: one per host and GPU (its uuid where the report has one, else its ordinal),
-    # numbered anew in the inputs' canonical order.
-    devices, devmap = [], []
-    index = {}
-    for r in reps:
-        mp = {}
-        for d in r["devices"]:
-            key = (str(r.get("host")), d.get("uuid") or d["ordinal"])
-            if key not in index:
-                e = dict(d)
-                e["ordinal"] = len(devices)
-                e["host"] = r.get("host")
-                e["host_ordinal"] = d["ordinal"]
-                index[key] = e["ordinal"]
-                devices.append(e)
-            else:
-                e = devices[index[key]]
-                for f in ("floor_events_us", "floor_hw_us"):
-                    if e.get(f) is None and d.get(f) is not None:
-                        e[f] = d[f]
-            mp[d["ordinal"]] = index[key]
-        devmap.append(mp)
-    m["devices"] = devices
-    m["gpu_busy"] = merge_busy(reps, devmap)
-    m["communication"] = merge_comm(reps, devmap)
-
-    # Kernels, by kind and mangled name.
-    groups, order = {}, []
-    for i, r in enumerate(reps):
-        for k in r["kernels"]:
-            key = (k.get("kind", "kernel"), k["mangled"])
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append((i, k))
-    timer = m["timer"]["used"]
-    kernels = []
-    for key in order:
-        members = groups[key]
-        ks = [k for _, k in members]
-        k0 = ks[0]
-        out = {f: k0[f] for f in IDENTITY_FIELDS if f in k0}
-        for f in COUNT_FIELDS:
-            if any(f in k for k in ks):
-                out[f] = sum(k.get(f, 0) or 0 for k in ks)
-        st = merge_stats(ks, p0)
-        if any(k.get("total_estimated") for k in ks):
-            total_us = sum(total_ms_of(k) * 1000.0 for k in ks)
-        else:
-            total_us = st["sum_us"]
-        out["_total_us"] = total_us
-        out["total_estimated"] = any(k.get("total_estimated") for k in ks)
-        out.update({f: st[f] for f in ("mean_us", "min_us", "max_us", "stddev_us", "p50_us",
-                                       "p90_us", "p99_us")})
-        out["few_samples"] = 0 < out["timed"] < FEW_SAMPLES
-        if "histogram" in st:
-            out["histogram"] = st["histogram"]
-        out["sum_us"] = st["sum_us"]
-        out["m2_us2"] = st["m2_us2"]
-        # Per device, on the merged devices.
-        pd_groups = {}
-        for i, k in members:
-            for d in k.get("per_device", []):
-                nd = devmap[i].get(d["device"], d["device"])
-                pd_groups.setdefault(nd, []).append(d)
-        per_device = []
-        for nd in sorted(pd_groups):
-            ds = pd_groups[nd]
-            s2 = merge_stats(ds, p0)
-            e = {"device": nd, "timed": s2["timed"], "sum_us": s2["sum_us"], "m2_us2": s2["m2_us2"],
-                 "min_us": s2["min_us"], "max_us": s2["max_us"], "p50_us": s2["p50_us"],
-                 "p90_us": s2["p90_us"], "p99_us": s2["p99_us"], "mean_us": s2["mean_us"],
-                 "stddev_us": s2["stddev_us"]}
-            if e["timed"]:
-                per_device.append(e)
-        out["devices"] = [e["device"] for e in per_device]
-        out["per_device"] = per_device
-        out["near_floor"] = False
-        if out["timed"] and out.get("kind", "kernel") == "kernel":
-            for e in per_device:
-                fl = devices[e["device"]].get("floor_hw_us" if timer == "cupti" else "floor_events_us")
-                if is_num(fl) and fl > 0 and out["mean_us"] < NEAR_FLOOR_FACTOR * fl:
-                    out["near_floor"] = True
-        if any("hw" in k for k in ks):
-            hs = [k["hw"] for k in ks if "hw" in k]
-            h = merge_stats(hs, p0)
-            out["hw"] = {f: h[f] for f in ("timed", "mean_us", "min_us", "max_us", "stddev_us",
-                                           "sum_us", "m2_us2")}
-            out["hw"]["bias_us"] = out["mean_us"] - h["mean_us"] if h["timed"] and out["timed"] else None
-        merge_other(ks, out, set(out) | set(COUNT_FIELDS) | set(DERIVED_FIELDS) | set(IDENTITY_FIELDS))
-        # Each rank's part, and the spread.
-        ranks = []
-        for i, k in members:
-            r = reps[i]
-            ranks.append({"input": i, "rank": r.get("rank"), "host": r.get("host"), "pid": r.get("pid"),
-                          "calls": k["calls"], "timed": k["timed"], "total_ms": k["total_ms"],
-                          "mean_us": k.get("mean_us") if k["timed"] else None})
-        out["ranks"] = ranks
-        slow = max(ranks, key=lambda e: e["total_ms"])
-        fast = min(ranks, key=lambda e: e["total_ms"])
-        label = lambda e: rank_label(e, e["input"])
-        out["rank_spread"] = {
-            "ranks": len(ranks),
-            "slowest": {"input": slow["input"], "rank": slow["rank"], "label": label(slow),
-                        "total_ms": slow["total_ms"]},
-            "fastest": {"input": fast["input"], "rank": fast["rank"], "label": label(fast),
-                        "total_ms": fast["total_ms"]},
-            "ratio": slow["total_ms"] / fast["total_ms"] if fast["total_ms"] > 0 else None}
-        kernels.append(out)
-    grand = sum(k["_total_us"] for k in kernels)
-    for k in kernels:
-        k["total_ms"] = k["_total_us"] / 1000.0
-        k["percent"] = 100.0 * k["_total_us"] / grand if grand > 0 else 0.0
-        for e in k["per_device"]:
-            e["percent"] = 100.0 * e["sum_us"] / grand if grand > 0 else 0.0
-    kernels.sort(key=lambda k: (-k["_total_us"], -k["calls"], b(raw(k, "name"))))
-    for k in kernels:
-        del k["_total_us"]
-    # A fixed key order, as the library writes it.
-    korder = ["name", "name_bytes", "mangled", "mangled_bytes", "kind", "devices", "calls", "warmup_skipped",
-              "captured", "dropped", "failed", "incomplete", "timed", "ungated", "total_ms",
-              "total_estimated", "unsampled", "timed_by_nodes", "percent", "mean_us", "min_us",
-              "max_us", "stddev_us", "p50_us", "p90_us", "p99_us", "few_samples", "histogram",
-              "sum_us", "m2_us2", "in_graph", "cupti_timed", "near_floor", "hw", "per_device"]
-    m["kernels"] = [dict([(f, k[f]) for f in korder if f in k] +
-                         [(f, v) for f, v in k.items() if f not in korder]) for k in kernels]
-    totals = {}
-    for r in reps:
-        for key, v in r["totals"].items():
-            if key == "dropped_reasons" and isinstance(v, dict):
-                dr = totals.setdefault(key, {})
-                for name, c in v.items():
-                    dr[name] = dr.get(name, 0) + (c if is_count(c) else 0)
-            elif key in ("sample", "timed_total_ms"):
-                continue
-            elif is_count(v):
-                totals[key] = totals.get(key, 0) + v
-    samples = [r["totals"].get("sample") for r in reps]
-    totals["sample"] = same_or(samples)
-    totals["timed_total_ms"] = grand / 1000.0
-    m["totals"] = totals
-    notes = [r["note"] for r in reps if r.get("note")]
-    if notes:
-        m["note"] = "; ".join(sorted(set(notes)))
-    m["merged_from"] = [{"file": path, "host": r.get("host"), "rank": r.get("rank"),
-                         "local_rank": r.get("local_rank"), "world_size": r.get("world_size"),
-                         "pid": r.get("pid"), "start_time": r.get("start_time"),
-                         "end_time": r.get("end_time"), "command": r.get("command"),
-                         "ktime_version": r.get("ktime_version"), "ktime_build": r.get("ktime_build")}
-                        for path, r in inputs]
-    return m
+def find_merge(verb):
+    """ktime-merge, the library's own merge (the same code as the job report libktime writes):
+    beside ktime-render (KTIME_RENDER's, or the launcher's libexec folder)."""
+    path = os.path.join(os.path.dirname(find_render(verb)), "ktime-merge")
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    raise KtoolError("ktime %s: ktime-merge not found (no %s beside ktime-render)" % (verb, path))
 
 
 # ------------------------------------------------------------------ statistics for diff
@@ -1404,50 +913,26 @@ def cmd_report(a):
     return 0
 
 
-def is_empty_report(r):
-    """A process that launched nothing (the library's "no CUDA launches" report): no kernel
-    row, no launch seen, no memory operation."""
-    t = r.get("totals")
-    return not r.get("kernels") and not r.get("memops") and \
-        not (t.get("launches_seen") if isinstance(t, dict) else None)
-
-
-def same_report(pa, ra, pb, rb):
-    """Whether two inputs are one report: the same file, or the same process (host, pid and
-    start time), a copy. Merging it twice would count each of its launches twice."""
-    try:
-        if pa != "-" and pb != "-" and os.path.samefile(pa, pb):
-            return True
-    except OSError:
-        pass
-    if pa == "-" and pb == "-":
-        return True
-    ids = [(r.get("host"), r.get("pid"), r.get("start_time")) for r in (ra, rb)]
-    return all(v is not None for v in ids[0]) and ids[0] == ids[1]
-
-
 def cmd_merge(a):
-    inputs = [(p, load_report(p)) for p in a.files]
-    for i, (pa, ra) in enumerate(inputs):
-        for pb, rb in inputs[:i]:
-            if same_report(pb, rb, pa, ra):
-                raise KtoolError("ktime merge: %s and %s are the same report (pid %s on %s, "
-                                 "started %s): give each report once, or its launches count "
-                                 "twice" % (pb, pa, ra.get("pid"), ra.get("host"),
-                                            ra.get("start_time")))
-    # An empty report (a job's launcher, a helper process) is no rank: it decides neither the
-    # timer, nor the warmup, nor the count of ranks.
-    empty = [("merged_from" not in r and is_empty_report(r)) for _, r in inputs]
-    kept = [x for x, e in zip(inputs, empty) if not e]
-    if not kept:
-        raise KtoolError("ktime merge: every input is an empty report (no CUDA launches): "
-                         "nothing to merge")
-    for (p, r), e in zip(inputs, empty):
-        if e:
-            sys.stderr.write("ktime merge: %s: skipped, an empty report (no CUDA launches in "
-                             "pid %s)\n" % (p, r.get("pid")))
-    write_out(dump_json(merge_reports(kept)), a.output)
-    return 0
+    """The reports merged by ktime-merge, the library's own merge, which checks them (one line
+    on stderr for the first that cannot be read or merged; each empty report skipped said on a
+    line of its own) and writes the merged report."""
+    exe = find_merge("merge")
+    args = [exe] + (["-o", a.output] if a.output else [])
+    if a.rank_rows is not None:
+        args += ["--rank-rows", str(a.rank_rows)]
+    if a.world_size is not None:
+        args += ["--world-size", str(a.world_size)]
+    if a.comm is not None:
+        args += ["--comm", a.comm]
+    sys.stdout.flush()
+    try:
+        p = subprocess.run(args + ["--"] + a.files)
+    except OSError as e:
+        raise KtoolError("ktime merge: cannot run %s: %s" % (exe, e.strerror or e))
+    if p.returncode == -signal.SIGPIPE:
+        raise BrokenPipeError()
+    return p.returncode if p.returncode >= 0 else 2
 
 
 def load_for_diff(a):
@@ -1678,56 +1163,6 @@ def selftest():
           near(t, t_direct, 1e-12) and near(df, df_direct, 1e-9) and 0 < p < 1)
     check("Welch: no spread and equal means gives p 1; different means p 0",
           welch(10, 5.0, 0.0, 10, 5.0, 0.0)[2] == 1.0 and welch(10, 5.0, 0.0, 10, 6.0, 0.0)[2] == 0.0)
-    # Chan's pairwise merge against the raw samples, in any order.
-    parts = [[rnd.lognormvariate(3, 0.5) for _ in range(rnd.randint(1, 50))] for _ in range(6)]
-    allv = [x for p_ in parts for x in p_]
-    n, mean, m2 = agg(allv)
-    acc = (0, 0.0, 0.0)
-    for p_ in parts:
-        acc = chan(acc, *agg(p_))
-    acc2 = (0, 0.0, 0.0)
-    for p_ in reversed(parts):
-        acc2 = chan(acc2, *agg(p_))
-    check("merge: Chan's formula over 6 parts equals the raw samples' n, mean and M2",
-          acc[0] == n and near(acc[1], mean, 1e-9 * mean) and near(acc[2], m2, 1e-9 * m2))
-    check("merge: the parts in reverse order give the same within rounding",
-          acc2[0] == n and near(acc2[1], acc[1], 1e-12 * mean) and near(acc2[2], acc[2], 1e-9 * m2))
-    # Histograms: merging by buckets equals the histogram of the union (sketch.c's buckets).
-    gamma, edge0 = 1.02, 0.05
-    edges = [0.0] + [edge0 * gamma ** (i - 1) for i in range(1, 1000)]
-
-    def bucket(x):
-        if not x >= edge0:
-            return 0
-        i = 1 + int(math.log(x / edge0) / math.log(gamma))
-        i = min(i, 999)
-        while i > 1 and x < edges[i]:
-            i -= 1
-        while i < 999 and x >= edges[i + 1]:
-            i += 1
-        return i
-
-    def hist(v):
-        c = {}
-        for x in v:
-            c[bucket(x)] = c.get(bucket(x), 0) + 1
-        return {"gamma": gamma, "first_edge_us": edge0,
-                "buckets": [[i, edges[i], c[i]] for i in sorted(c)]}
-
-    def block(v):
-        n_, mean_, m2__ = agg(v)
-        return {"timed": n_, "sum_us": sum(v), "m2_us2": m2__, "mean_us": mean_, "min_us": min(v),
-                "max_us": max(v), "histogram": hist(v)}
-    merged = merge_stats([block(p_) for p_ in parts], "selftest")
-    whole = hist(allv)
-    check("merge: histograms added bucket by bucket equal the histogram of all samples",
-          merged["histogram"]["buckets"] == whole["buckets"])
-    srt = sorted(allv)
-    ok = True
-    for q, key in ((0.5, "p50_us"), (0.9, "p90_us"), (0.99, "p99_us")):
-        exact = srt[math.floor(q * (len(srt) - 1))]
-        ok = ok and abs(merged[key] - exact) <= 0.01 * exact
-    check("merge: quantiles of the merged histogram within 1 % of the exact sample quantiles", ok)
     try:
         dump_json({"x": float("nan")})
         refused = False
@@ -1787,13 +1222,28 @@ def build_parser():
         description=para("Merges the JSON reports of several processes (the ranks of a job, or "
                     "repeated runs) into one: counts, sums and histograms added, variances "
                     "combined exactly, so the result is the report of all the samples. Per "
-                    "kernel it keeps each input's share and shows the slowest and fastest rank. "
-                    "Reports of different warmup, timer or schema are refused; so is the same "
-                    "report given twice. Empty reports (a process with no launch) are skipped."),
+                    "kernel it keeps each input's share (up to --rank-rows reports) and shows "
+                    "the slowest and fastest rank and the imbalance; a merge of ranks ends with "
+                    "their balance (each rank's compute and NCCL time, the ranks without a "
+                    "report, and the verdict: straggler, imbalanced or balanced). Reports of "
+                    "different warmup, timer or schema are refused; so is the same report given "
+                    "twice. Empty reports (a process with no launch) are skipped. The merge is "
+                    "ktime-merge, the library's own (the same code as the job report)."),
         epilog=EXIT_STATUS)
     m.add_argument("files", nargs="+", metavar="FILE", help="the JSON reports (- reads one from standard input)")
     m.add_argument("-o", "--output", metavar="OUT",
                    help="write the merged JSON report to OUT (default, or -: standard output)")
+    m.add_argument("--rank-rows", type=int, metavar="N",
+                   help="up to N reports, keep each kernel's part of each report and a row "
+                        "per rank in the balance (default: 64); past it, the spread and the "
+                        "verdict only")
+    m.add_argument("--world-size", type=int, metavar="N",
+                   help="the ranks the job has, to name those without a report (default: the "
+                        "reports' own world_size)")
+    m.add_argument("--comm", metavar="REGEX",
+                   help="the collectives' kernels, where a rank that is ahead waits for the "
+                        "others: an extended regular expression matched in any case against "
+                        "each kernel's name (default: nccl)")
     d = sub.add_parser(
         "diff", prog="ktime diff", formatter_class=raw,
         help="compare two reports kernel by kernel (exit 1: a regression)",

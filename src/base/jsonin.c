@@ -1,6 +1,8 @@
 /* jsonin.c - a strict JSON reader: recursive descent into a tree held in one arena. */
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "jsonin.h"
+
+#include "decimal.h"
 #include "jsonout.h"
 
 #include <errno.h>
@@ -23,6 +25,10 @@ struct parser {
     const char *p, *start, *end;
     int depth;
     bool failed;
+    /* the members of the containers open, innermost last (parse_container) */
+    struct jv *stack;
+    const char **stack_keys;
+    size_t nstack, capstack;
 };
 
 static void *jalloc(struct parser *ps, size_t n)
@@ -112,31 +118,6 @@ static int hex4(const char *p, const char *end)
     return v;
 }
 
-/* Appends code point c as UTF-8 to out. */
-static size_t put_utf8(char *out, unsigned c)
-{
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xC0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xE0 | c >> 12);
-        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        out[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | c >> 18);
-    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 /* A \uXXXX escape (with its low surrogate when it is a high one), at ps->p just past "\u".
  * Returns the code point, or -1 (an error recorded). */
 static long unicode_escape(struct parser *ps)
@@ -185,7 +166,7 @@ static size_t escape(struct parser *ps, char *out)
         long c = unicode_escape(ps);
         if (c == 0)
             fail(ps, "a string holds U+0000, which a report never does");
-        return c > 0 ? put_utf8(out, (unsigned)c) : 0;
+        return c > 0 ? utf8_put(out, (unsigned)c) : 0;
     }
     if (!(e = memchr(from, *ps->p, sizeof from - 1))) {
         fail(ps, "\\%c is not an escape JSON has", *ps->p);
@@ -232,7 +213,10 @@ static const char *parse_string(struct parser *ps, size_t *len)
         }
         unsigned char c = (unsigned char)*ps->p;
         size_t k;
-        if (c == '"') {
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            out[n++] = (char)c; /* the common case: plain ASCII */
+            ps->p++;
+        } else if (c == '"') {
             ps->p++;
             out[n] = '\0';
             *len = n;
@@ -265,10 +249,13 @@ static void parse_number(struct parser *ps, struct jv *v)
 {
     const char *q = ps->p;
     char buf[400];
-    bool integer = true;
+    bool integer = true, neg = false, exact = true;
+    uint64_t m = 0;
+    int sig = 0, e10 = 0;
+    long ex = 0;
 
     if (*q == '-')
-        q++;
+        q++, neg = true;
     /* An error is placed where the number went wrong (at the end: truncated). */
     if (!digit(ps, q)) {
         ps->p = q;
@@ -280,8 +267,15 @@ static void parse_number(struct parser *ps, struct jv *v)
         fail(ps, "a number starts with 0 and another digit");
         return;
     }
-    while (digit(ps, q))
-        q++;
+    /* The significant digits into m (19 at most: then exact is false and strtod decides). */
+    for (; digit(ps, q); q++) {
+        if (sig < 19) {
+            m = m * 10 + (uint64_t)(*q - '0');
+            sig += m != 0;
+        } else {
+            exact = false;
+        }
+    }
     if (q < ps->end && *q == '.') {
         integer = false;
         if (!digit(ps, ++q)) {
@@ -289,40 +283,58 @@ static void parse_number(struct parser *ps, struct jv *v)
             fail(ps, "a number has no digits after its point");
             return;
         }
-        while (digit(ps, q))
-            q++;
+        for (; digit(ps, q); q++) {
+            if (sig < 19) {
+                m = m * 10 + (uint64_t)(*q - '0');
+                sig += m != 0;
+                e10--;
+            } else if (*q != '0') {
+                exact = false;
+            }
+        }
     }
     if (q < ps->end && (*q == 'e' || *q == 'E')) {
+        bool eneg = false;
         integer = false;
         q++;
         if (q < ps->end && (*q == '+' || *q == '-'))
-            q++;
+            eneg = *q++ == '-';
         if (!digit(ps, q)) {
             ps->p = q;
             fail(ps, "a number has no digits in its exponent");
             return;
         }
-        while (digit(ps, q))
-            q++;
+        for (; digit(ps, q); q++)
+            if (ex < 100000)
+                ex = ex * 10 + (*q - '0');
+        e10 += (int)(eneg ? -ex : ex);
     }
     if ((size_t)(q - ps->p) >= sizeof buf) {
         fail(ps, "a number of more than %zu characters", sizeof buf - 1);
         return;
     }
-    memcpy(buf, ps->p, (size_t)(q - ps->p));
-    buf[q - ps->p] = '\0';
     v->type = JV_NUMBER;
-    errno = 0;
-    v->num = strtod(buf, NULL);
-    if (!isfinite(v->num)) {
-        fail(ps, "a number too large for a double");
-        return;
-    }
-    if (integer && buf[0] != '-') {
-        errno = 0;
-        unsigned long long u = strtoull(buf, NULL, 10);
-        v->is_count = errno == 0;
-        v->count = u;
+    if (!exact || !decimal_to_double(m, e10, &v->num)) {
+        memcpy(buf, ps->p, (size_t)(q - ps->p));
+        buf[q - ps->p] = '\0';
+        v->num = strtod(buf, NULL);
+        if (!isfinite(v->num)) {
+            fail(ps, "a number too large for a double");
+            return;
+        }
+        if (integer && !neg) {
+            errno = 0;
+            unsigned long long u = strtoull(buf, NULL, 10);
+            v->is_count = errno == 0;
+            v->count = u;
+        }
+    } else {
+        if (neg)
+            v->num = -v->num;
+        if (integer && !neg) {
+            v->is_count = true;
+            v->count = m;
+        }
     }
     ps->p = q;
 }
@@ -356,54 +368,51 @@ static void parse_word(struct parser *ps, struct jv *v)
 
 /* ---- containers ---- */
 
-/* A growing list of members while a container is read. */
-struct members {
-    struct jv *items;
-    const char **keys;
-    size_t n, cap;
-};
-
-static bool grow(struct parser *ps, struct members *m, bool keys)
+/* Room for one more member on the parser's stack of the members of the containers being
+ * read (one stack for the whole document, so that a container costs no allocation of its
+ * own until it is complete). */
+static bool stack_grow(struct parser *ps)
 {
-    if (m->n < m->cap)
+    if (ps->nstack < ps->capstack)
         return true;
-    size_t cap = m->cap ? 2 * m->cap : 8;
-    struct jv *items = realloc(m->items, cap * sizeof *items);
+    size_t cap = ps->capstack ? 2 * ps->capstack : 256;
+    struct jv *items = realloc(ps->stack, cap * sizeof *items);
     if (items)
-        m->items = items;
-    const char **k = keys ? realloc(m->keys, cap * sizeof *k) : NULL;
-    if (k)
-        m->keys = k;
-    if (!items || (keys && !k)) {
+        ps->stack = items;
+    const char **keys = realloc(ps->stack_keys, cap * sizeof *keys);
+    if (keys)
+        ps->stack_keys = keys;
+    if (!items || !keys) {
         out_of_memory(ps);
         return false;
     }
-    m->cap = cap;
+    ps->capstack = cap;
     return true;
 }
 
-/* Moves the members into the arena, as v's. */
-static void settle(struct parser *ps, struct jv *v, struct members *m)
+/* Moves the members from base up off the stack into the arena, as v's. */
+static void settle(struct parser *ps, struct jv *v, size_t base, bool object)
 {
-    v->n = m->n;
-    if (m->n && !ps->failed) {
-        if (!(v->items = jalloc(ps, m->n * sizeof *v->items)) ||
-            (m->keys && !(v->keys = jalloc(ps, m->n * sizeof *v->keys)))) {
+    size_t n = ps->nstack - base;
+
+    v->n = n;
+    if (n && !ps->failed) {
+        if (!(v->items = jalloc(ps, n * sizeof *v->items)) ||
+            (object && !(v->keys = jalloc(ps, n * sizeof *v->keys)))) {
             out_of_memory(ps);
         } else {
-            memcpy(v->items, m->items, m->n * sizeof *v->items);
-            if (m->keys)
-                memcpy(v->keys, m->keys, m->n * sizeof *v->keys);
+            memcpy(v->items, ps->stack + base, n * sizeof *v->items);
+            if (object)
+                memcpy(v->keys, ps->stack_keys + base, n * sizeof *v->keys);
         }
     }
-    free(m->items);
-    free(m->keys);
+    ps->nstack = base;
 }
 
 /* An array or object, at ps->p on its opening bracket. */
 static void parse_container(struct parser *ps, struct jv *v, bool object)
 {
-    struct members m = { 0 };
+    size_t base = ps->nstack;
     char close = object ? '}' : ']';
 
     v->type = object ? JV_OBJECT : JV_ARRAY;
@@ -419,10 +428,9 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
         return;
     }
     while (!ps->failed) {
+        const char *key = NULL;
+        struct jv item;
         skip_ws(ps);
-        if (!grow(ps, &m, object))
-            break;
-        memset(&m.items[m.n], 0, sizeof m.items[m.n]);
         if (object) {
             size_t klen;
             if (ps->p >= ps->end || *ps->p != '"') {
@@ -430,7 +438,7 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
                                          : "an object does not end");
                 break;
             }
-            if (!(m.keys[m.n] = parse_string(ps, &klen)))
+            if (!(key = parse_string(ps, &klen)))
                 break;
             skip_ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') {
@@ -439,10 +447,12 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
             }
             ps->p++;
         }
-        parse_value(ps, &m.items[m.n]);
-        if (ps->failed)
+        /* The member is read into item first: reading it may move the stack. */
+        parse_value(ps, &item);
+        if (ps->failed || !stack_grow(ps))
             break;
-        m.n++;
+        ps->stack[ps->nstack] = item;
+        ps->stack_keys[ps->nstack++] = key;
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
             ps->p++;
@@ -458,7 +468,7 @@ static void parse_container(struct parser *ps, struct jv *v, bool object)
             fail(ps, "an %s does not end", object ? "object" : "array");
     }
     ps->depth--;
-    settle(ps, v, &m);
+    settle(ps, v, base, object);
 }
 
 static void parse_value(struct parser *ps, struct jv *v)
@@ -486,7 +496,7 @@ static void parse_value(struct parser *ps, struct jv *v)
 
 int json_parse(struct jdoc *doc, const char *text, size_t len)
 {
-    struct parser ps = { doc, text, text, text + len, 0, false };
+    struct parser ps = { doc, text, text, text + len, 0, false, NULL, NULL, 0, 0 };
 
     memset(doc, 0, sizeof *doc);
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
@@ -497,6 +507,8 @@ int json_parse(struct jdoc *doc, const char *text, size_t len)
     skip_ws(&ps);
     if (!ps.failed && ps.p < ps.end)
         fail(&ps, "more after the end of the document");
+    free(ps.stack);
+    free(ps.stack_keys);
     return ps.failed ? -1 : 0;
 }
 
@@ -509,12 +521,157 @@ void json_free(struct jdoc *doc)
     doc->mem = NULL;
 }
 
+/* ---- the top level alone ---- */
+
+/* Passes over the container at ps->p (on its opening bracket): brackets matched, strings
+ * skipped whole. */
+static void skip_container(struct parser *ps)
+{
+    int depth = 0;
+
+    while (ps->p < ps->end) {
+        char c = *ps->p++;
+        if (c == '"') {
+            while (ps->p < ps->end && *ps->p != '"')
+                ps->p += *ps->p == '\\' ? 2 : 1;
+            if (ps->p >= ps->end)
+                break;
+            ps->p++;
+        } else if (c == '[' || c == '{') {
+            if (++depth > JSON_MAX_DEPTH) {
+                fail(ps, "nested deeper than %d", JSON_MAX_DEPTH);
+                return;
+            }
+        } else if ((c == ']' || c == '}') && --depth == 0) {
+            return;
+        }
+    }
+    ps->p = ps->end;
+    fail(ps, "an %s does not end", "array or object");
+}
+
+int json_skim_begin(struct jskim *s, const char *text, size_t len)
+{
+    struct parser ps = { &s->doc, text, text, text + len, 0, false, NULL, NULL, 0, 0 };
+
+    memset(s, 0, sizeof *s);
+    s->start = text;
+    s->end = text + len;
+    skip_ws(&ps);
+    if (ps.p >= ps.end || *ps.p != '{') {
+        if (ps.p < ps.end)
+            fail(&ps, "the document is not an object");
+        else
+            fail(&ps, "a value is missing");
+        s->state = -1;
+        return -1;
+    }
+    s->p = ps.p + 1;
+    s->state = 1;
+    return 0;
+}
+
+/* After a member: a ',' or the '}' must follow. */
+static void after_member(struct parser *ps)
+{
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        fail(ps, "an object does not end");
+    else if (*ps->p != ',' && *ps->p != '}')
+        fail(ps, "no ',' or '}' after a member");
+}
+
+int json_skim_span(struct jskim *s, size_t *len)
+{
+    struct parser ps = { &s->doc, s->p, s->start, s->end, 1, false, NULL, NULL, 0, 0 };
+    const char *from = s->p;
+
+    *len = 0;
+    if (s->state != 1 || !s->pending)
+        return s->state == -1 ? -1 : 0;
+    s->pending = false;
+    skip_container(&ps);
+    *len = (size_t)(ps.p - from);
+    if (!ps.failed)
+        after_member(&ps);
+    s->p = ps.p;
+    if (ps.failed) {
+        s->state = -1;
+        return -1;
+    }
+    return 0;
+}
+
+int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at)
+{
+    struct parser ps = { &s->doc, s->p, s->start, s->end, 1, false, NULL, NULL, 0, 0 };
+    size_t klen;
+
+    memset(v, 0, sizeof *v);
+    *at = NULL;
+    if (s->pending && json_skim_span(s, &klen) != 0)
+        return -1;
+    ps.p = s->p;
+    if (s->state != 1)
+        return s->state == 2 ? 0 : -1;
+    skip_ws(&ps);
+    if (ps.p < ps.end && *ps.p == '}') {
+        s->state = 2;
+        s->p = ps.p + 1;
+        return 0;
+    }
+    if (s->members && ps.p < ps.end && *ps.p == ',') {
+        ps.p++;
+        skip_ws(&ps);
+    }
+    if (ps.p >= ps.end || *ps.p != '"') {
+        fail(&ps, ps.p < ps.end ? "an object's key is not a string" : "an object does not end");
+        s->state = -1;
+        return -1;
+    }
+    if ((*key = parse_string(&ps, &klen))) {
+        skip_ws(&ps);
+        if (ps.p >= ps.end || *ps.p != ':')
+            fail(&ps, "no ':' after an object's key");
+        else
+            ps.p++;
+    }
+    if (!ps.failed) {
+        skip_ws(&ps);
+        if (ps.p < ps.end && (*ps.p == '[' || *ps.p == '{')) {
+            const char *q = ps.p + 1;
+            v->type = *ps.p == '[' ? JV_ARRAY : JV_OBJECT;
+            while (q < ps.end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+                q++;
+            v->n = q < ps.end && *q != (*ps.p == '[' ? ']' : '}');
+            *at = ps.p;
+            s->pending = true;
+        } else {
+            parse_value(&ps, v);
+            if (!ps.failed)
+                after_member(&ps);
+        }
+    }
+    s->p = ps.p;
+    if (ps.failed) {
+        s->state = -1;
+        return -1;
+    }
+    s->members++;
+    return 1;
+}
+
+void json_skim_end(struct jskim *s)
+{
+    json_free(&s->doc);
+}
+
 const struct jv *jv_get(const struct jv *o, const char *key)
 {
     if (!o || o->type != JV_OBJECT)
         return NULL;
     for (size_t i = o->n; i-- > 0;)
-        if (strcmp(o->keys[i], key) == 0)
+        if (o->keys[i][0] == key[0] && strcmp(o->keys[i], key) == 0)
             return &o->items[i];
     return NULL;
 }

@@ -44,6 +44,37 @@ int json_parse(struct jdoc *doc, const char *text, size_t len);
 /* Frees what json_parse allocated. */
 void json_free(struct jdoc *doc);
 
+/* Reading only the top level of a document: its members one at a time, a container among
+ * them passed over without building its tree (its members counted), so that a report's
+ * header costs nothing of its size. The strings of the values read live in doc. */
+struct jskim {
+    struct jdoc doc;
+    const char *p, *start, *end;
+    int state;               /* 0: before the object, 1: in it, 2: at its end, -1: failed */
+    size_t members;          /* read so far */
+    bool pending;            /* the last member is a container not passed over yet */
+};
+
+/* Starts reading the len bytes at text (kept by the caller while s is in use). Returns 0,
+ * or -1 (s->doc.err says why) when the text does not begin an object. Free s with
+ * json_skim_end either way. */
+int json_skim_begin(struct jskim *s, const char *text, size_t len);
+
+/* The next member of the top-level object: *key, and *v, read whole for a string, number,
+ * boolean or null; for an array or object, its type and n 0 when it is empty, else 1 (its
+ * members are not counted), items NULL, and *at its opening bracket: it is passed over by the
+ * next call (or json_skim_span), checked only for its brackets and strings. Returns 1 with a
+ * member, 0 at the end of the object, -1 when the text is not JSON there or stops part way
+ * (s->doc.err, s->doc.truncated). */
+int json_skim_next(struct jskim *s, const char **key, struct jv *v, const char **at);
+
+/* Passes over the container json_skim_next just gave: its text, brackets included, is the
+ * *len bytes at the *at it gave (for json_parse). Returns 0, or -1 as json_skim_next. */
+int json_skim_span(struct jskim *s, size_t *len);
+
+/* Frees what json_skim_begin and json_skim_next allocated. */
+void json_skim_end(struct jskim *s);
+
 /* The member `key` of object o (the last one, when a key repeats), or NULL: no such member,
  * or o is not an object. */
 const struct jv *jv_get(const struct jv *o, const char *key);

@@ -17,6 +17,10 @@ size_t utf8_seq(const unsigned char *p);
  * would run past them. */
 size_t utf8_seq_n(const unsigned char *p, size_t avail);
 
+/* Writes code point c (at most U+10FFFF) as UTF-8 at out (room for 4 bytes). Returns the
+ * bytes written. */
+size_t utf8_put(char *out, unsigned c);
+
 /* Whether s (NULL: "") is well-formed UTF-8 throughout. */
 bool utf8_ok(const char *s);
 

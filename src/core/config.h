@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fields.h" /* RM_COMM_DEFAULT: KTIME_COMM's default */
 #include "log.h" /* enum log_level: KTIME_LOG's values */
 
 /* KTIME_FORMAT (or KTIME_OUTPUT's .json/.csv suffix). */
@@ -62,7 +63,7 @@ enum comm_mode {
     COMM_OFF,   /* none */
     COMM_MATCH  /* those whose mangled name matches comm_pattern (POSIX extended, any case) */
 };
-#define COMM_AUTO_PATTERN "nccl|nvshmem|msccl|rccl"
+#define COMM_AUTO_PATTERN RM_COMM_DEFAULT
 
 
 /* KTIME_<ID>'s index in config_settings[]: SETTING_WARMUP, SETTING_OUTPUT, ... */

@@ -216,6 +216,93 @@ int outpath_in_dir(const char *tmpl, const char *dir, char *out, size_t outsz)
     return s.len < outsz ? 0 : -1;
 }
 
+const char *outpath_job(char *buf, size_t size, const char *(*getenv_fn)(const char *name))
+{
+    static const char *const vars[] = { "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "PMIX_NAMESPACE",
+                                        "OMPI_MCA_ess_base_jobid", NULL };
+
+    for (int i = 0; vars[i] && size; i++) {
+        const char *v = getenv_fn(vars[i]), *step;
+        if (!v || !*v)
+            continue;
+        if (strcmp(vars[i], "SLURM_JOB_ID") == 0 && (step = getenv_fn("SLURM_STEP_ID")) && *step)
+            snprintf(buf, size, "%s.%s", v, step);
+        else
+            snprintf(buf, size, "%s", v);
+        return buf;
+    }
+    return NULL;
+}
+
+/* The length of the placeholder at p (on its '%'), 0 when it is none (kept as written). */
+static size_t placeholder(const char *p)
+{
+    if (p[1] == 'p' || p[1] == 'h' || p[1] == 'r' || p[1] == 'l' || p[1] == '%')
+        return 2;
+    if (p[1] == 'q' && p[2] == '{' && p[3] != '}') {
+        const char *end = strchr(p + 3, '}');
+        if (end && (size_t)(end - (p + 3)) <= NAME_MAX_LEN)
+            return (size_t)(end + 1 - p);
+    }
+    return 0;
+}
+
+bool outpath_names_rank(const char *tmpl)
+{
+    for (const char *p = tmpl; (p = strchr(p, '%'));) {
+        size_t n = placeholder(p);
+        if (n == 2 && p[1] == 'r')
+            return true;
+        p += n ? n : 1;
+    }
+    return false;
+}
+
+int outpath_with_rank(const char *tmpl, const char *rank, char *out, size_t outsz)
+{
+    struct sink s = { .out = out, .size = outsz, .len = 0 };
+
+    for (const char *p = tmpl; *p;) {
+        size_t n = *p == '%' ? placeholder(p) : 0;
+        if (n == 2 && p[1] == 'r') {
+            for (const char *q = rank; *q; q++) {
+                put(&s, q, 1);
+                if (*q == '%')
+                    put(&s, "%", 1);
+            }
+        } else {
+            put(&s, p, n ? n : 1);
+        }
+        p += n ? n : 1;
+    }
+    if (outsz > 0)
+        out[s.len < outsz ? s.len : outsz - 1] = '\0';
+    return s.len < outsz ? 0 : -1;
+}
+
+int outpath_glob(const char *tmpl, char *out, size_t outsz)
+{
+    struct sink s = { .out = out, .size = outsz, .len = 0 };
+
+    for (const char *p = tmpl; *p;) {
+        size_t n = *p == '%' ? placeholder(p) : 0;
+        if (n == 2 && p[1] == '%') {
+            put(&s, "%", 1);
+        } else if (n) {
+            put(&s, "*", 1);
+        } else {
+            if (strchr("*?[\\", *p))
+                put(&s, "\\", 1);
+            put(&s, p, 1);
+            n = 1;
+        }
+        p += n;
+    }
+    if (outsz > 0)
+        out[s.len < outsz ? s.len : outsz - 1] = '\0';
+    return s.len < outsz ? 0 : -1;
+}
+
 const char *outpath_hostname(char *buf, size_t n)
 {
     if (n == 0)

@@ -61,6 +61,26 @@ const char *outpath_local_rank(const char *(*getenv_fn)(const char *name));
  * SLURM_NTASKS, MV2_COMM_WORLD_SIZE (the first that is a number as above); 0 when none. */
 long outpath_world_size(const char *(*getenv_fn)(const char *name));
 
+/* The job's id from its launcher's variables: TORCHELASTIC_RUN_ID (torchrun), SLURM_JOB_ID
+ * (".SLURM_STEP_ID" added when set: each srun of a job is a job of its own), PMIX_NAMESPACE
+ * (Open MPI 5 and other PMIx launchers), OMPI_MCA_ess_base_jobid (Open MPI 4); the first
+ * that is set and not empty, written into buf (size bytes, cut short when longer). NULL when
+ * none is. Never allocates. */
+const char *outpath_job(char *buf, size_t size, const char *(*getenv_fn)(const char *name));
+
+/* Whether tmpl holds the placeholder %r (not %%r). Never allocates. */
+bool outpath_names_rank(const char *tmpl);
+
+/* tmpl with each %r replaced by rank as written (a '%' in it doubled), the other placeholders
+ * kept, into out (outsz bytes). Returns 0, or -1 when it does not fit. Never allocates. */
+int outpath_with_rank(const char *tmpl, const char *rank, char *out, size_t outsz);
+
+/* A glob(3) pattern of the names tmpl gives any process: its text with glob's special
+ * characters escaped, each placeholder whose value varies between processes (%p, %h, %l,
+ * %q{NAME} and %r) as '*', %% as '%'. Returns 0, or -1 when it does not fit in outsz bytes.
+ * Never allocates. */
+int outpath_glob(const char *tmpl, char *out, size_t outsz);
+
 /* Writes this machine's host name into buf (n bytes), or OUTPATH_UNKNOWN_HOST when
  * gethostname fails or the name is empty; always terminated. Returns buf, or the
  * constant OUTPATH_UNKNOWN_HOST when n is 0. */

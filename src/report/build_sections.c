@@ -194,6 +194,7 @@ int build_header(struct model *m, const struct report *r)
     m->rank = r->rank ? strtol(r->rank, NULL, 10) : -1;
     m->local_rank = r->local_rank ? strtol(r->local_rank, NULL, 10) : -1;
     m->world_size = r->world_size;
+    m->job = model_strdup(m, r->job);
     m->start_time = iso_time(m, r->start_unix);
     m->end_time = iso_time(m, r->end_unix);
     if (r->snapshot) {

@@ -110,6 +110,10 @@
     X(OVERLAP_PERCENT, "overlap_percent") \
     X(EXPOSED, "exposed_ms")
 
+/* KTIME_COMM's default pattern (communication.pattern): the kernels of NCCL, NVSHMEM, MSCCL
+ * and RCCL, by mangled name in any case. */
+#define RM_COMM_DEFAULT "nccl|nvshmem|msccl|rccl"
+
 #define RM_ENUM_C(name, key) RC_##name,
 #define RM_ENUM_S(name, key) RS_##name,
 #define RM_ENUM_T(name, key) RT_##name,

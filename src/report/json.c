@@ -120,7 +120,7 @@ static void json_kernel(struct jw *w, const struct rm_row *k)
         json_hw(w, k->hw);
     json_per_device(w, k);
     json_shapes(w, k);
-    if (k->ranks)
+    if (k->ranks || k->spread)
         json_ranks(w, k);
     jw_close(w);
 }
@@ -168,6 +168,8 @@ int model_write_json(FILE *f, const struct model *m)
         jw_str(&w, "note", m->note);
     if (m->merged)
         json_merged(&w, m);
+    if (m->balance)
+        json_balance(&w, m->balance);
     jw_close(&w);
     fputc('\n', f);
     if (fflush(f) != 0 || ferror(f))

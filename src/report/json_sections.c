@@ -156,6 +156,7 @@ void json_header(struct jw *w, const struct model *m)
     long_or_null(w, "rank", m->rank);
     long_or_null(w, "local_rank", m->local_rank);
     long_or_null(w, "world_size", m->world_size > 0 ? m->world_size : -1);
+    jw_str_or_null(w, "job", m->job);
     jw_str_or_null(w, "start_time", m->start_time);
     jw_str_or_null(w, "end_time", m->end_time);
     if (m->has_pid)
@@ -435,8 +436,9 @@ static void rank_end(struct jw *w, const char *key, const struct rm_rank_end *e)
 
 void json_ranks(struct jw *w, const struct rm_row *k)
 {
-    jw_open(w, "ranks", '[', JW_BLOCK, 8, 6);
-    for (size_t i = 0; i < k->nranks; i++) {
+    if (k->ranks)
+        jw_open(w, "ranks", '[', JW_BLOCK, 8, 6);
+    for (size_t i = 0; k->ranks && i < k->nranks; i++) {
         const struct rm_rank_part *p = &k->ranks[i];
         jw_open(w, NULL, '{', JW_INLINE, 0, 0);
         jw_i64(w, "input", p->input);
@@ -452,7 +454,8 @@ void json_ranks(struct jw *w, const struct rm_row *k)
             jw_null(w, "mean_us");
         jw_close(w);
     }
-    jw_close(w);
+    if (k->ranks)
+        jw_close(w);
     if (!k->spread)
         return;
     jw_open(w, "rank_spread", '{', JW_INLINE, 0, 0);
@@ -463,6 +466,59 @@ void json_ranks(struct jw *w, const struct rm_row *k)
         jw_num(w, "ratio", k->spread->ratio);
     else
         jw_null(w, "ratio");
+    if (k->spread->has_mean) {
+        jw_num(w, "mean_ms", k->spread->mean_ms);
+        jw_num(w, "imbalance", k->spread->imbalance);
+    } else {
+        jw_null(w, "mean_ms");
+        jw_null(w, "imbalance");
+    }
+    jw_close(w);
+}
+
+static void balance_rank(struct jw *w, const struct rm_balance_rank *e)
+{
+    jw_i64(w, "input", e->input);
+    long_or_null(w, "rank", e->rank);
+    jw_str(w, "label", e->label);
+    jw_num(w, "compute_ms", e->compute_ms);
+    jw_num(w, "nccl_ms", e->nccl_ms);
+}
+
+void json_balance(struct jw *w, const struct rm_balance *b)
+{
+    jw_open(w, "balance", '{', JW_BLOCK, 4, 2);
+    long_or_null(w, "world_size", b->world_size > 0 ? b->world_size : -1);
+    jw_u64(w, "ranks", b->ranks);
+    jw_open(w, "missing", '[', JW_INLINE, 0, 0);
+    for (size_t i = 0; i < b->nmissing; i++)
+        jw_i64(w, NULL, b->missing[i]);
+    jw_close(w);
+    string_list(w, "unread", b->unread, b->nunread);
+    jw_num(w, "compute_median_ms", b->compute_median_ms);
+    jw_num(w, "nccl_median_ms", b->nccl_median_ms);
+    if (b->has_slowest) {
+        jw_open(w, "slowest", '{', JW_INLINE, 0, 0);
+        balance_rank(w, &b->slowest);
+        jw_num(w, "excess_ms", b->excess_ms);
+        jw_num(w, "excess_pct", b->excess_pct);
+        jw_num(w, "wait_ms", b->wait_ms);
+        jw_close(w);
+    } else {
+        jw_null(w, "slowest");
+    }
+    jw_str(w, "verdict", b->verdict);
+    if (b->rows) {
+        jw_open(w, "per_rank", '[', JW_BLOCK, 6, 4);
+        for (size_t i = 0; i < b->nrows; i++) {
+            jw_open(w, NULL, '{', JW_INLINE, 0, 0);
+            balance_rank(w, &b->rows[i]);
+            jw_close(w);
+        }
+        jw_close(w);
+    } else {
+        jw_null(w, "per_rank");
+    }
     jw_close(w);
 }
 

@@ -44,6 +44,9 @@ void json_comm(struct jw *w, const struct model *m);
 /* A merged report's row: "ranks": [...], "rank_spread": {...}. */
 void json_ranks(struct jw *w, const struct rm_row *k);
 
+/* A merged report's "balance": {...}. */
+void json_balance(struct jw *w, const struct rm_balance *b);
+
 /* A merged report's "merged_from": [...]. */
 void json_merged(struct jw *w, const struct model *m);
 

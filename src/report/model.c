@@ -3,6 +3,7 @@
 #include "model.h"
 #include "names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,72 @@ void model_free(struct model *m)
 }
 
 /* ---- views ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Hosts the merged line names; the rest are counted. */
+#define HOSTS_NAMED 16
+
+int model_merged_words(struct model *m)
+{
+    struct rm_merged *g = m->merged;
+    size_t n = g->ninputs, len = 32, at = 0, named = 0;
+    const char **hosts = malloc((n ? n : 1) * sizeof *hosts);
+    char *ranks = model_alloc(m, 24 * (n ? n : 1)), *words;
+
+    if (!hosts || !ranks) {
+        free(hosts);
+        return -1;
+    }
+    for (size_t i = 0; i < n;) {
+        const struct rm_input *e = &g->inputs[i];
+        size_t j = i + 1;
+        if (e->rank < 0) {
+            at += (size_t)sprintf(ranks + at, "%s#%zu", i ? ", " : "", i);
+            i = j;
+            continue;
+        }
+        /* Four ranks or more in a row: "a-b". */
+        while (j < n && g->inputs[j].rank == g->inputs[j - 1].rank + 1)
+            j++;
+        if (j - i >= 4) {
+            at += (size_t)sprintf(ranks + at, "%s%ld-%ld", i ? ", " : "", e->rank,
+                                  g->inputs[j - 1].rank);
+            i = j;
+        } else {
+            at += (size_t)sprintf(ranks + at, "%s%ld", i ? ", " : "", e->rank);
+            i++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        hosts[i] = g->inputs[i].host ? g->inputs[i].host : "None";
+    qsort(hosts, n, sizeof *hosts, cmp_str);
+    g->nhosts = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0) {
+            if (g->nhosts++ < HOSTS_NAMED)
+                len += strlen(hosts[i]) + 2;
+        }
+    if (!(words = model_alloc(m, len))) {
+        free(hosts);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0) && named++ < HOSTS_NAMED) {
+            if (named > 1)
+                strcat(words, ", ");
+            strcat(words, hosts[i]);
+        }
+    if (g->nhosts > HOSTS_NAMED)
+        sprintf(words + strlen(words), " and %zu more", g->nhosts - HOSTS_NAMED);
+    g->ranks_words = ranks;
+    g->hosts_words = words;
+    free(hosts);
+    return 0;
+}
 
 void model_words(struct model *m)
 {

@@ -82,7 +82,10 @@ struct rm_spread {
     uint64_t ranks;
     struct rm_rank_end slowest, fastest;
     bool has_ratio;
-    double ratio;
+    double ratio;              /* slowest over fastest */
+    bool has_mean;
+    double mean_ms;            /* the mean of the ranks' totals */
+    double imbalance;          /* slowest over the mean, less 1 (0: balanced) */
 };
 
 /* A row's launch calls (the CPU's time in the call) and queue times (from the call's return
@@ -315,8 +318,10 @@ struct rm_input {
 struct rm_merged {
     struct rm_input *inputs;
     size_t ninputs;
-    const char *ranks_words;   /* "0, 1, #2": each input's rank, or #index */
-    const char *hosts_words;   /* the distinct hosts, sorted */
+    const char *ranks_words;   /* "0, 1, #2": each input's rank, or #index (four or more
+                                * ranks in a row: "0-15") */
+    const char *hosts_words;   /* the distinct hosts, sorted (the first 16, then how many
+                                * more) */
     size_t nhosts;
 };
 
@@ -331,6 +336,32 @@ struct rm_snapshot {
     const char *since;         /* what the counts cover: from this moment (ISO 8601); NULL: null */
     bool paused;               /* timing was off (ktime ctl off) when the counts were read */
     double at_unix;            /* at, in seconds since the epoch (0: unknown; not in the JSON) */
+};
+
+/* A merged report's ranks side by side: each one's GPU time in compute kernels and in
+ * NCCL's (the collectives, where a rank that is ahead waits for the others), and the rank,
+ * if any, that holds the others back. */
+struct rm_balance_rank {
+    long input, rank;          /* rank < 0: none */
+    const char *label;         /* the rank, or "#input" */
+    double compute_ms, nccl_ms;
+};
+struct rm_balance {
+    long world_size;           /* the ranks the job has; <= 0: unknown */
+    uint64_t ranks;            /* reports merged */
+    long *missing;             /* ranks of 0 .. world_size - 1 without a report merged */
+    size_t nmissing;
+    const char **unread;       /* "FILE: why", each report that was found and not merged */
+    size_t nunread;
+    double compute_median_ms, nccl_median_ms;
+    bool has_slowest;
+    struct rm_balance_rank slowest; /* the rank with the most compute time */
+    double excess_ms, excess_pct; /* its compute time over the median rank's */
+    double wait_ms;            /* the median rank's NCCL time over its own */
+    const char *verdict;       /* "straggler", "imbalanced", "balanced" or "one rank" */
+    struct rm_balance_rank *rows; /* each report's, in the merged order; none past the
+                                   * merge's limit of rows per rank */
+    size_t nrows;
 };
 
 struct rm_totals {
@@ -352,6 +383,7 @@ struct model {
     const char *rank_text, *local_rank_text; /* as the launcher wrote them; NULL: none */
     long rank, local_rank;     /* the same as numbers (JSON); < 0: null */
     long world_size;           /* <= 0: null */
+    const char *job;           /* the job's id (KTIME_JOB or the launcher's), NULL: null */
     const char *start_time, *end_time; /* ISO 8601, NULL: null */
     struct rm_snapshot *snapshot; /* NULL: not a snapshot (the process wrote none) */
     const char *timing_method; /* "cuda-events", "cupti-activity", ... */
@@ -384,6 +416,8 @@ struct model {
     struct rm_totals totals;
     const char *note;          /* NULL: none */
     struct rm_merged *merged;  /* NULL: not a merged report */
+    struct rm_balance *balance; /* a merged report of ranks, or NULL */
+    int schema;                /* a saved report's schema_version (model_read); 0: built */
     bool has_refs;             /* model_names gave a row a reference */
     size_t name_width;         /* the Kernel column's width (0: NAME_WIDTH) */
     /* model_names: the shown rows by kind and mangled name, for model_row_of (malloc'd, freed
@@ -436,6 +470,10 @@ void model_names(struct model *m);
  * row order, or NULL: a range's kernel shows its short name and reference, else its own name
  * shortened (ref 0). A binary search of model_names's index: O(log n). */
 const struct rm_row *model_row_of(const struct model *m, const struct rm_row *w);
+
+/* Fills m->merged's words (ranks_words, hosts_words, nhosts) from its inputs. Returns 0, or -1
+ * when out of memory. */
+int model_merged_words(struct model *m);
 
 /* Sets timer.kind and gate_kind from their words: once, when the model is built or read, so
  * that the writers compare no strings. */

@@ -162,6 +162,7 @@ static bool rd_header(struct rd *r, const struct jv *root)
         !rd_long(r, root, "", "rank", &m->rank) ||
         !rd_long(r, root, "", "local_rank", &m->local_rank) ||
         !rd_long(r, root, "", "world_size", &m->world_size) ||
+        !rd_str(r, root, "", "job", false, NULL, &m->job) ||
         !rd_str(r, root, "", "start_time", false, NULL, &m->start_time) ||
         !rd_str(r, root, "", "end_time", false, NULL, &m->end_time) ||
         !rd_str(r, root, "", "note", false, NULL, &m->note) || !rd_snapshot(r, root))
@@ -248,45 +249,6 @@ static bool rd_totals(struct rd *r, const struct jv *root)
     return true;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The merged line's words: each input's rank (or #index), and the distinct hosts, sorted. */
-static bool merged_words(struct rd *r, struct rm_merged *g)
-{
-    size_t n = g->ninputs, len = 1;
-    const char **hosts = model_alloc(r->m, (n ? n : 1) * sizeof *hosts);
-    char *ranks = model_alloc(r->m, 24 * (n ? n : 1)), *words;
-
-    if (!hosts || !ranks)
-        return rd_fail(r, "merged_from", "could not be read: out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const struct rm_input *e = &g->inputs[i];
-        size_t at = strlen(ranks);
-        if (e->rank >= 0)
-            snprintf(ranks + at, 24, "%s%ld", i ? ", " : "", e->rank);
-        else
-            snprintf(ranks + at, 24, "%s#%zu", i ? ", " : "", i);
-        hosts[i] = e->host ? e->host : "None";
-    }
-    qsort(hosts, n, sizeof *hosts, cmp_str);
-    for (size_t i = 0; i < n; i++)
-        len += strlen(hosts[i]) + 2;
-    if (!(words = model_alloc(r->m, len)))
-        return rd_fail(r, "merged_from", "could not be read: out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0) {
-            if (g->nhosts++)
-                strcat(words, ", ");
-            strcat(words, hosts[i]);
-        }
-    g->ranks_words = ranks;
-    g->hosts_words = words;
-    return true;
-}
-
 static bool rd_merged(struct rd *r, const struct jv *root)
 {
     const struct jv *mf = rd_get(r, root, "", "merged_from", JV_ARRAY, false, false);
@@ -317,7 +279,75 @@ static bool rd_merged(struct rd *r, const struct jv *root)
         const struct jv *cmd = jv_get(e, "command");
         o->has_command = cmd && cmd->type == JV_ARRAY;
     }
-    return merged_words(r, g);
+    return model_merged_words(r->m) == 0 || rd_fail(r, "merged_from", "could not be read: out of memory");
+}
+
+static bool rd_balance_rank(struct rd *r, const struct jv *e, const char *at,
+                            struct rm_balance_rank *o)
+{
+    uint64_t input;
+
+    if (!rd_object(r, e, at) || !rd_count_to(r, e, at, "input", false, LONG_MAX, &input) ||
+        !rd_long(r, e, at, "rank", &o->rank) || !rd_str(r, e, at, "label", true, NULL, &o->label) ||
+        !rd_num(r, e, at, "compute_ms", false, false, 0, &o->compute_ms, NULL) ||
+        !rd_num(r, e, at, "nccl_ms", false, false, 0, &o->nccl_ms, NULL))
+        return false;
+    o->input = (long)input;
+    return true;
+}
+
+/* A merged report's ranks side by side (absent or null: none). */
+static bool rd_balance(struct rd *r, const struct jv *root)
+{
+    const struct jv *b = rd_get(r, root, "", "balance", JV_OBJECT, true, false), *v;
+    struct rm_balance *o;
+    char at[64];
+    uint64_t ranks;
+
+    if (!b || b->type != JV_OBJECT)
+        return !r->failed;
+    if (!(o = r->m->balance = model_alloc(r->m, sizeof *o)))
+        return rd_fail(r, "balance", "could not be read: out of memory");
+    if (!rd_long(r, b, "balance", "world_size", &o->world_size) ||
+        !rd_count(r, b, "balance", "ranks", false, 0, &ranks) ||
+        !rd_strings(r, b, "balance", "unread", NULL, &o->unread, &o->nunread) ||
+        !rd_num(r, b, "balance", "compute_median_ms", false, false, 0, &o->compute_median_ms,
+                NULL) ||
+        !rd_num(r, b, "balance", "nccl_median_ms", false, false, 0, &o->nccl_median_ms, NULL) ||
+        !rd_str(r, b, "balance", "verdict", true, NULL, &o->verdict))
+        return false;
+    o->ranks = ranks;
+    if ((v = rd_get(r, b, "balance", "missing", JV_ARRAY, false, false)) && v->n) {
+        if (!(o->missing = model_alloc(r->m, v->n * sizeof *o->missing)))
+            return rd_fail(r, "balance", "could not be read: out of memory");
+        for (size_t i = 0; i < v->n; i++, o->nmissing++) {
+            if (v->items[i].type != JV_NUMBER || !v->items[i].is_count ||
+                v->items[i].count > LONG_MAX)
+                return rd_bad(r, "balance", "missing", v, "a list of ranks");
+            o->missing[i] = (long)v->items[i].count;
+        }
+    }
+    if (r->failed)
+        return false;
+    if ((v = rd_get(r, b, "balance", "slowest", JV_OBJECT, true, false)) && v->type == JV_OBJECT) {
+        o->has_slowest = true;
+        if (!rd_balance_rank(r, v, "balance.slowest", &o->slowest) ||
+            !rd_num(r, v, "balance.slowest", "excess_ms", false, false, 0, &o->excess_ms, NULL) ||
+            !rd_num(r, v, "balance.slowest", "excess_pct", false, false, 0, &o->excess_pct, NULL) ||
+            !rd_num(r, v, "balance.slowest", "wait_ms", false, false, 0, &o->wait_ms, NULL))
+            return false;
+    }
+    if (r->failed)
+        return false;
+    if ((v = rd_get(r, b, "balance", "per_rank", JV_ARRAY, true, false)) && v->type == JV_ARRAY) {
+        if (!(o->rows = model_alloc(r->m, (v->n ? v->n : 1) * sizeof *o->rows)))
+            return rd_fail(r, "balance", "could not be read: out of memory");
+        for (size_t i = 0; i < v->n; i++, o->nrows++)
+            if (!rd_balance_rank(r, &v->items[i], rd_index(at, sizeof at, "balance.per_rank", i),
+                                 &o->rows[i]))
+                return false;
+    }
+    return !r->failed;
 }
 
 /* The document's kind and schema. */
@@ -334,10 +364,19 @@ static bool rd_schema(struct rd *r, const struct jv *root)
     if (sv < 1 || sv > REPORT_SCHEMA_MAX)
         return rd_fail(r, "", "has schema_version %llu, which this reader does not read (1 to %d)",
                        (unsigned long long)sv, REPORT_SCHEMA_MAX);
+    r->m->schema = (int)sv;
     return true;
 }
 
 int model_read(struct model *m, const char *text, size_t len, char *err, size_t errsz)
+{
+    if (model_read_data(m, text, len, err, errsz) != 0)
+        return -1;
+    model_names(m);
+    return 0;
+}
+
+int model_read_data(struct model *m, const char *text, size_t len, char *err, size_t errsz)
 {
     struct jdoc doc;
     struct rd r = { m, err, errsz, false };
@@ -353,7 +392,7 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
     bool ok = rd_schema(&r, root) && rd_header(&r, root) && rd_devices(&r, root) &&
               rd_totals(&r, root) && rd_rows(&r, root) && rd_memops(&r, root) &&
               rd_ranges(&r, root) && rd_busy(&r, root) && rd_comm(&r, root) &&
-              rd_conditions(&r, root) && rd_merged(&r, root);
+              rd_conditions(&r, root) && rd_merged(&r, root) && rd_balance(&r, root);
     json_free(&doc);
     if (!ok || m->oom) {
         if (ok)
@@ -362,6 +401,5 @@ int model_read(struct model *m, const char *text, size_t len, char *err, size_t 
         return -1;
     }
     model_words(m);
-    model_names(m);
     return 0;
 }

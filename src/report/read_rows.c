@@ -4,6 +4,7 @@
 #include "read.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 static bool rd_kind(struct rd *r, const struct jv *k, const char *where, int *kind)
@@ -163,7 +164,13 @@ static bool rd_ranks(struct rd *r, const struct jv *k, const char *where, struct
     return rd_count(r, sp, at, "ranks", false, 0, &w->spread->ranks) &&
            rd_rank_end(r, sp, at, "slowest", &w->spread->slowest) &&
            rd_rank_end(r, sp, at, "fastest", &w->spread->fastest) &&
-           rd_num(r, sp, at, "ratio", false, true, 0, &w->spread->ratio, &w->spread->has_ratio);
+           rd_num(r, sp, at, "ratio", false, true, 0, &w->spread->ratio, &w->spread->has_ratio) &&
+           rd_num(r, sp, at, "mean_ms", false, true, 0, &w->spread->mean_ms,
+                  &w->spread->has_mean) &&
+           rd_num(r, sp, at, "imbalance", false, true, 0, &w->spread->imbalance, NULL) &&
+           /* shown as a percentage: a hundred times it stays finite */
+           (fabs(w->spread->imbalance) < 1e300 ||
+            rd_bad(r, at, "imbalance", jv_get(sp, "imbalance"), "a ratio"));
 }
 
 static bool rd_row(struct rd *r, const struct jv *k, const char *where, struct rm_row *w)

@@ -19,6 +19,10 @@
  * ktime report: kernels[0].timed is 'many', not a count"), or memory ran out. Any thread. */
 int model_read(struct model *m, const char *text, size_t len, char *err, size_t errsz);
 
+/* model_read without the name column (the rows' short names): for a merge, which reads the
+ * data only. */
+int model_read_data(struct model *m, const char *text, size_t len, char *err, size_t errsz);
+
 /* How model_select orders the rows. */
 enum model_sort { SORT_TOTAL, SORT_MEAN, SORT_P99, SORT_CALLS };
 

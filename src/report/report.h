@@ -194,6 +194,7 @@ struct report {
     const char *host;               /* this machine's name, or NULL */
     const char *rank, *local_rank;  /* the launcher's rank and local rank (digits), or NULL */
     long world_size;                /* processes in the job, 0 when no launcher says */
+    const char *job;                /* the job's id (KTIME_JOB, the launcher's), or NULL */
     double start_unix, end_unix;    /* wall clock: ktime's start, the report; 0 unknown */
     long warmup;
     bool group_shape;               /* KTIME_GROUP=shape: text and CSV rows per launch shape */

@@ -47,6 +47,8 @@ static void text_who(FILE *f, const struct model *m)
             if (m->local_rank_text)
                 fprintf(f, " (local rank %s)", m->local_rank_text);
         }
+        if (m->job)
+            fprintf(f, ", job %s", m->job);
         fputc('\n', f);
     }
     if (m->snapshot) {
@@ -385,6 +387,8 @@ int model_write_text(FILE *f, const struct model *m)
     }
     if (m->merged)
         text_spread(f, m);
+    if (m->balance)
+        text_balance(f, m->balance);
     if (m->timer.kind == RM_BOTH)
         text_bias(f, m);
     text_launch_table(f, m);

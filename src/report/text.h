@@ -22,6 +22,9 @@ void text_conditions(FILE *f, const struct rm_cond *c);
 /* A merged report's load balance: each shown kernel's slowest and fastest input. */
 void text_spread(FILE *f, const struct model *m);
 
+/* A merged report's ranks side by side and the verdict on them. */
+void text_balance(FILE *f, const struct rm_balance *b);
+
 /* KTIME_TIMER=both: per kernel, the events' mean against the hardware's. */
 void text_bias(FILE *f, const struct model *m);
 

@@ -3,6 +3,8 @@
 #include "ac_config.h" /* autoconf: _GNU_SOURCE */
 #include "text.h"
 
+#include <string.h>
+
 #include "names.h"
 
 /* The Med and p99 columns; `none` where there is no value. */
@@ -52,23 +54,72 @@ void text_notes(FILE *f, const struct rm_row *w)
 
 void text_spread(FILE *f, const struct model *m)
 {
-    fprintf(f, "\nload balance: each kernel's total time on its slowest and its fastest rank\n");
-    fprintf(f, "%6s %12s %6s %12s %6s %8s  %s\n", "Ranks", "Slowest ms", "Rank", "Fastest ms",
-            "Rank", "Ratio", "Kernel");
+    fprintf(f, "\nload balance: each kernel's total time on its slowest and its fastest rank, "
+               "and the slowest over the mean of the ranks\n");
+    fprintf(f, "%6s %12s %6s %12s %6s %8s %8s  %s\n", "Ranks", "Slowest ms", "Rank", "Fastest ms",
+            "Rank", "Ratio", "Imbal", "Kernel");
     for (size_t i = 0; i < m->nrows; i++) {
         const struct rm_row *w = &m->rows[i];
         const struct rm_spread *sp = w->spread;
-        char ratio[32] = "-";
+        char ratio[32] = "-", imbal[32] = "-";
         if (!sp)
             continue;
         if (sp->has_ratio)
             snprintf(ratio, sizeof ratio, "%.3f", sp->ratio);
-        fprintf(f, "%6llu %12.3f %6s %12.3f %6s %8s  ", (unsigned long long)sp->ranks,
+        if (sp->has_mean)
+            snprintf(imbal, sizeof imbal, "%+.1f%%", 100 * sp->imbalance);
+        fprintf(f, "%6llu %12.3f %6s %12.3f %6s %8s %8s  ", (unsigned long long)sp->ranks,
                 sp->slowest.total_ms, sp->slowest.label, sp->fastest.total_ms, sp->fastest.label,
-                ratio);
+                ratio, imbal);
         report_put_escaped(f, w->short_name);
         fputc('\n', f);
     }
+}
+
+void text_balance(FILE *f, const struct rm_balance *b)
+{
+    const struct rm_balance_rank *s = &b->slowest;
+
+    fprintf(f, "\nbalance: each rank's GPU time in compute kernels and in NCCL's (where a rank "
+               "that is ahead waits for the others)\n");
+    fprintf(f, "ranks    %llu", (unsigned long long)b->ranks);
+    if (b->world_size > 0)
+        fprintf(f, " of %ld", b->world_size);
+    fprintf(f, " merged");
+    for (size_t i = 0; i < b->nmissing; i++)
+        fprintf(f, "%s%ld", i ? ", " : "; missing: rank ", b->missing[i]);
+    fputc('\n', f);
+    for (size_t i = 0; i < b->nunread; i++)
+        fprintf(f, "unread   %s\n", b->unread[i]);
+    bool nccl = b->nccl_median_ms > 0 || (b->has_slowest && s->nccl_ms > 0);
+    if (b->has_slowest) {
+        fprintf(f, "compute  median %.3f ms; the most: rank %s, %.3f ms (%+.3f ms, %+.1f%%)\n",
+                b->compute_median_ms, s->label, s->compute_ms, b->excess_ms, b->excess_pct);
+        if (nccl)
+            fprintf(f, "nccl     median %.3f ms; rank %s %.3f ms (the median rank's %+.3f ms "
+                       "over it)\n", b->nccl_median_ms, s->label, s->nccl_ms, b->wait_ms);
+        else
+            fprintf(f, "nccl     none (no NCCL kernel ran)\n");
+    }
+    if (strcmp(b->verdict, "straggler") == 0)
+        fprintf(f, "verdict  straggler: rank %s (its compute %+.1f%% over the median rank's, "
+                   "while the others wait for it in NCCL kernels)\n", s->label, b->excess_pct);
+    else if (strcmp(b->verdict, "imbalanced") == 0 && nccl)
+        fprintf(f, "verdict  imbalanced: rank %s computes %+.1f%% over the median rank, but the "
+                   "others do not wait for it in NCCL kernels\n", s->label, b->excess_pct);
+    else if (strcmp(b->verdict, "imbalanced") == 0)
+        fprintf(f, "verdict  imbalanced: rank %s computes %+.1f%% over the median rank (no NCCL "
+                   "kernels tell whether the others wait for it)\n", s->label, b->excess_pct);
+    else if (strcmp(b->verdict, "balanced") == 0)
+        fprintf(f, "verdict  balanced: no rank's compute stands out\n");
+    else
+        fprintf(f, "verdict  %s\n", b->verdict);
+    if (!b->rows || !b->nrows)
+        return;
+    fprintf(f, "%6s %12s %12s\n", "Rank", "Compute ms", "NCCL ms");
+    for (size_t i = 0; i < b->nrows; i++)
+        fprintf(f, "%6s %12.3f %12.3f\n", b->rows[i].label, b->rows[i].compute_ms,
+                b->rows[i].nccl_ms);
 }
 
 void text_bias(FILE *f, const struct model *m)

@@ -238,8 +238,8 @@ check "merge: every launch in exactly one bucket" accounting "$M"
 kt merge "$tmp/rank2.json" "$tmp/rank0.json" "$tmp/rank1.json" >"$tmp/m2.json"
 check "merge: another order gives the same file, byte for byte" cmp "$M" "$tmp/m2.json"
 kt report "$M" >"$tmp/m.txt" 2>&1
-check "report of a merged file: the spread table names rank 2 as k_small's slowest" \
-    sh -c "grep -q '^load balance' '$tmp/m.txt' && grep -Eq '^ +3 +8\\.750 +2 +4\\.375 +[01] +2\\.000  k_small\$' '$tmp/m.txt'"
+check "report of a merged file: the spread table names rank 2 as k_small's slowest, 50 % over the mean of the ranks" \
+    sh -c "grep -q '^load balance' '$tmp/m.txt' && grep -Eq '^ +3 +8\\.750 +2 +4\\.375 +[01] +2\\.000 +\\+50\\.0%  k_small\$' '$tmp/m.txt'"
 check "report of a merged file: the header says 3 reports merged" grep -q '^merged   3 reports (ranks 0, 1, 2)' "$tmp/m.txt"
 kt report --format csv "$M" >"$tmp/m.csv"
 check "report --format csv of a merged file: a row per kernel" sh -c "[ \$(grep -c ',all,' '$tmp/m.csv') = 3 ]"

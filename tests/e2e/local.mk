@@ -203,6 +203,7 @@ E2E_TESTS = \
 	tests/e2e/ranges.sh \
 	tests/e2e/where.sh \
 	tests/e2e/ktool.sh \
+	tests/e2e/job.sh \
 	tests/e2e/messages.sh \
 	tests/e2e/trydemo.sh \
 	tests/e2e/docs.sh \

@@ -92,7 +92,7 @@ PY=${PYTHON:-python3}
 TOOL=$(cd "$(dirname "$0")/../.." && pwd)/tools/ktime_tool.py
 check "ktime report renders the same text from the JSON" sh -c "KTIME_RENDER='$E2E_RENDER' '$PY' '$TOOL' report '$tmp/t.json' | diff - '$tmp/t.txt'"
 check "ktime merge of two runs adds each range's samples" \
-    sh -c "'$PY' '$TOOL' merge '$tmp/t.json' '$tmp/nvtx.json' -o '$tmp/m.json' && '$JCHECK' '$tmp/m.json' 'ranges.by_name[name=forward].kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && '$JCHECK' '$tmp/m.json' 'ranges.by_name[name=forward].closed' == $((2 * N))"
+    sh -c "KTIME_RENDER='$E2E_RENDER' '$PY' '$TOOL' merge '$tmp/t.json' '$tmp/nvtx.json' -o '$tmp/m.json' && '$JCHECK' '$tmp/m.json' 'ranges.by_name[name=forward].kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && '$JCHECK' '$tmp/m.json' 'ranges.by_name[name=forward].closed' == $((2 * N))"
 
 # --- KTIME_CAPTURE=nvtx:NAME --------------------------------------------------------------------
 run_ktime rg KTIME_NVTX=1 KTIME_CAPTURE=nvtx:forward KTIME_OUTPUT="$tmp/rg.json" "$R" --nvtx $N
@@ -126,7 +126,7 @@ check "the earlier keys: ktime report of the JSON is the library's text" \
 # ktime merge refuses the same report twice: the old-key copy as another process's (its pid).
 sed -E 's/^(  "pid": )([0-9]+)/\11\2/' "$tmp/rg-old.json" >"$tmp/rg-old2.json"
 check "the earlier keys: ktime merge of an old and a new report adds their ranges" \
-    sh -c "'$PY' '$TOOL' merge '$tmp/rg-old2.json' '$tmp/rg.json' -o '$tmp/mo.json' && '$JCHECK' '$tmp/mo.json' 'ranges.by_name[name=forward].closed' == $((2 * N)) && '$JCHECK' '$tmp/mo.json' 'kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && ! grep -q '\"regions\"' '$tmp/mo.json'"
+    sh -c "KTIME_RENDER='$E2E_RENDER' '$PY' '$TOOL' merge '$tmp/rg-old2.json' '$tmp/rg.json' -o '$tmp/mo.json' && '$JCHECK' '$tmp/mo.json' 'ranges.by_name[name=forward].closed' == $((2 * N)) && '$JCHECK' '$tmp/mo.json' 'kernels[mangled=k_fwd].timed' == $((4 * N - 10)) && ! grep -q '\"regions\"' '$tmp/mo.json'"
 run_ktime rge KTIME_CAPTURE=nvtx: KTIME_OUTPUT="$tmp/rge.json" "$R" $N
 check "KTIME_CAPTURE=nvtx: (no name): a warning, every launch timed" \
     sh -c "grep -q '^ktime: warning: KTIME_CAPTURE=.nvtx:. names no range' '$tmp/rge.err' && '$JCHECK' '$tmp/rge.json' capture == null"

@@ -61,9 +61,10 @@ check "a file per process: a process that launched writes its own" \
 
 # --- a job's tree (torchrun's shape): the launcher and its helpers launch nothing --------
 # The launcher (no rank variable) runs a helper without CUDA and one that loads CUDA and
-# launches nothing, then two ranks; KTIME_OUTPUT=k.%r.%p.json gives the two ranks' files only.
+# launches nothing, then two ranks; KTIME_OUTPUT=k.%r.%p.json gives the two ranks' files only
+# (KTIME_JOB_WAIT=0: no job report of the two, which job.sh tests).
 mkdir "$tmp/job"
-run_ktime job KTIME_OUTPUT="$tmp/job/k.%r.%p.json" sh -c "
+run_ktime job KTIME_OUTPUT="$tmp/job/k.%r.%p.json" KTIME_JOB_WAIT=0 sh -c "
     '$E2E_BIN/app_nocuda' >/dev/null; '$A' $NOLAUNCH >/dev/null
     RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 '$A' k=125000:20 >/dev/null &
     RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 '$A' k=250000:30 >/dev/null &

@@ -54,6 +54,40 @@ check "merged text: names the rank that waits least" grep -q '^least ' "$tmp/m.t
 "$KTIME_RENDER" --format json "$tmp/m2.json" >"$tmp/m3.json" 2>>"$tmp/m2.err"
 check "merged JSON: read back and written again without change" cmp -s "$tmp/m2.json" "$tmp/m3.json"
 check "merged JSON: the ranks' busy time survives ktime-render" jc "$tmp/m2.json" 'gpu_busy.devices[rank=1].busy_ms' '~' 2.5 1e-9
+# Each kernel's launch calls and queue times merged as its samples are: the counts added, the
+# statistics pooled, the quantiles read from the histograms added (the fake CUPTI's launch
+# records: a 2 us call and 3 us in the queue, for each of a rank's 5 launches past warmup).
+w8() { jc "$tmp/m.json" 'kernels[name=kc].launch.timed' == 10 && jc "$tmp/m.json" 'kernels[name=kc].launch.sum_us' '~' 20 1e-9 && jc "$tmp/m.json" 'kernels[name=kc].launch.p99_us' '~' 2 1e-9 && jc "$tmp/m.json" 'kernels[name=kc].launch.histogram.buckets[0][2]' == 10; }
+check "merge: launch calls of both ranks, 10 of 2 us, p99 from the histograms added" w8
+w9() { jc "$tmp/m.json" 'kernels[name=kc].queue.timed' == 10 && jc "$tmp/m.json" 'kernels[name=kc].queue.mean_us' '~' 3 1e-9 && jc "$tmp/m.json" 'kernels[name=kc].queue_long' == false; }
+check "merge: queue times of both ranks, 10 of 3 us" w9
+# The ranks' balance tells the collectives' kernels by the reports' own KTIME_COMM: with
+# KTIME_COMM=match:^kc$ the 200 us kernel kc is the collectives' (5 timed: 1.0 ms), the NCCL
+# one compute; merged with rank 1 of the default pattern, each rank by its own.
+for r in 0 1; do
+    run_ktime "c$r" KTIME_OUTPUT="$tmp/c$r.json" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" \
+        KTIME_COMM='match:^kc$' RANK=$r LOCAL_RANK=0 WORLD_SIZE=2 \
+        "$A" --stream "$NCCL=$((100000 - 50000 * r)):10" kc=200000:10
+done
+kt merge "$tmp/c0.json" "$tmp/c1.json" -o "$tmp/mc.json" 2>"$tmp/mc.err"
+w10() { jc "$tmp/mc.json" communication.pattern == '^kc$' && jc "$tmp/mc.json" 'balance.per_rank[rank=0].nccl_ms' '~' 1.0 1e-9 && jc "$tmp/mc.json" 'balance.per_rank[rank=1].nccl_ms' '~' 1.0 1e-9 && jc "$tmp/mc.json" 'balance.per_rank[rank=1].compute_ms' '~' 0.25 1e-9; }
+check "balance: KTIME_COMM=match:^kc\$ makes kc the collectives' time (1.0 ms a rank), NCCL compute" w10
+kt merge "$tmp/c0.json" "$tmp/r1.json" -o "$tmp/mx.json" 2>"$tmp/mx.err"
+w11() { jc "$tmp/mx.json" communication.pattern == mixed && jc "$tmp/mx.json" 'balance.per_rank[rank=0].nccl_ms' '~' 1.0 1e-9 && jc "$tmp/mx.json" 'balance.per_rank[rank=1].nccl_ms' '~' 0.25 1e-9 && jc "$tmp/mx.json" 'balance.per_rank[rank=1].compute_ms' '~' 1.0 1e-9; }
+check "balance: reports of different KTIME_COMM, each judged by its own; the pattern mixed" w11
+# Ranges' busy time summed by name: app_ranges' "backward" is one 200 us kernel an iteration,
+# 3 on rank 0 and 4 on rank 1.
+for r in 0 1; do
+    run_ktime "g$r" KTIME_OUTPUT="$tmp/g$r.json" KTIME_TIMER=cupti KTIME_CUPTI_LIB="$CUPTI" \
+        RANK=$r LOCAL_RANK=0 WORLD_SIZE=2 "$E2E_BIN/app_ranges" --runtime $((3 + r))
+done
+kt merge "$tmp/g0.json" "$tmp/g1.json" -o "$tmp/mg.json" 2>"$tmp/mg.err"
+w12() { jc "$tmp/mg.json" 'gpu_busy.ranges[name=backward].busy_ms' '~' 1.4 1e-9 && jc "$tmp/mg.json" 'gpu_busy.ranges[name=backward].intervals' == 7 && jc "$tmp/mg.json" 'gpu_busy.ranges[0].name' == backward && jc "$tmp/mg.json" 'gpu_busy.devices[]|count' == 2; }
+check "merge: ranges' busy time summed by name (backward 0.6 + 0.8 ms), largest first" w12
+# Past --rank-rows, each GPU's entry stays but its streams do not.
+kt merge --rank-rows 1 "$tmp/r0.json" "$tmp/r1.json" -o "$tmp/m1.json" 2>"$tmp/m1.err"
+w13() { jc "$tmp/m1.json" 'gpu_busy.devices[rank=1].busy_ms' '~' 2.5 1e-9 && jc "$tmp/m1.json" 'gpu_busy.devices[rank=1].streams|len' == 0 && jc "$tmp/m.json" 'gpu_busy.devices[rank=1].streams|len' == 1 && jc "$tmp/m1.json" communication.least_waiting == 1; }
+check "merge past --rank-rows: each GPU's busy time, no streams; least_waiting kept" w13
 # ktime plot: each GPU's span cut into compute alone, communication overlapping compute,
 # communication exposed and idle, the parts computed by hand (rank 0: 2.0, 0, 1.0, 0.38 ms).
 bars() { "$PY" -c "import importlib.util as u, json, sys

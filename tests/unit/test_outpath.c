@@ -324,6 +324,55 @@ static void test_resolve_names_its_setting(void **state)
     expands_with_warning("r-%x.json", "r-%x.json", "%p, %h, %r, %l, %q{NAME}, %%", NULL);
 }
 
+/* The job's id: the first launcher's variable set, SLURM's with its step. */
+static void test_job(void **state)
+{
+    static const char *const torchrun[] = { "TORCHELASTIC_RUN_ID", "abc", "SLURM_JOB_ID", "77",
+                                            NULL };
+    static const char *const slurm[] = { "TORCHELASTIC_RUN_ID", "", "SLURM_JOB_ID", "77",
+                                         "SLURM_STEP_ID", "2", NULL };
+    static const char *const slurm_batch[] = { "SLURM_JOB_ID", "77", NULL };
+    static const char *const pmix[] = { "PMIX_NAMESPACE", "prterun-n1-123@1", NULL };
+    static const char *const ompi4[] = { "OMPI_MCA_ess_base_jobid", "1234", NULL };
+    static const char *const none[] = { "RANK", "1", NULL };
+    char buf[64], tiny[4];
+
+    table = torchrun;
+    assert_string_equal(outpath_job(buf, sizeof buf, table_getenv), "abc");
+    table = slurm;
+    assert_string_equal(outpath_job(buf, sizeof buf, table_getenv), "77.2");
+    table = slurm_batch;
+    assert_string_equal(outpath_job(buf, sizeof buf, table_getenv), "77");
+    table = pmix;
+    assert_string_equal(outpath_job(buf, sizeof buf, table_getenv), "prterun-n1-123@1");
+    assert_string_equal(outpath_job(tiny, sizeof tiny, table_getenv), "prt");
+    table = ompi4;
+    assert_string_equal(outpath_job(buf, sizeof buf, table_getenv), "1234");
+    table = none;
+    assert_null(outpath_job(buf, sizeof buf, table_getenv));
+}
+
+/* %r found, replaced, and every placeholder as a glob's '*'. */
+static void test_rank_pattern(void **state)
+{
+    char out[128];
+
+    assert_true(outpath_names_rank("run-%r.json"));
+    assert_true(outpath_names_rank("%h/%q{X}-%r"));
+    assert_false(outpath_names_rank("run-%%r.json"));
+    assert_false(outpath_names_rank("run-%p.json"));
+    assert_false(outpath_names_rank("run-%q{r}.json"));
+    assert_int_equal(outpath_with_rank("d%%r/%h-%r.%q{r}.json", "all", out, sizeof out), 0);
+    assert_string_equal(out, "d%%r/%h-all.%q{r}.json");
+    assert_int_equal(outpath_with_rank("%r", "5%", out, sizeof out), 0);
+    assert_string_equal(out, "5%%");
+    assert_int_equal(outpath_with_rank("long-%r", "all", out, 6), -1);
+    assert_int_equal(outpath_glob("/a[1]/k*-%h-%r-%p%l.%q{J}%%x?", out, sizeof out), 0);
+    assert_string_equal(out, "/a\\[1]/k\\*-*-*-**.*%x\\?");
+    assert_int_equal(outpath_glob("%q{}-%z-%", out, sizeof out), 0);
+    assert_string_equal(out, "%q{}-%z-%"); /* kept as written: no placeholders */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +381,8 @@ int main(void)
         cmocka_unit_test(test_host),
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_rank),
+        cmocka_unit_test(test_job),
+        cmocka_unit_test(test_rank_pattern),
         cmocka_unit_test(test_per_process),
         cmocka_unit_test(test_env_unset_warns_naming_it),
         cmocka_unit_test(test_percent_escape),

@@ -155,8 +155,10 @@ static void test_merged(void **state)
     assert_null(strstr(t, "\npid "));
     assert_non_null(strstr(t, "gpu 0    G, driver CUDA 0.0 (gpu 3 of b)\n"));
     assert_non_null(strstr(t, "gate     mixed: the merged reports' KTIME_GATE differ\n"));
-    assert_non_null(strstr(t, "\nload balance: each kernel's total time on its slowest and its fastest rank\n"));
-    assert_non_null(strstr(t, "     2        0.200     #1        0.100      0    2.000  k\n"));
+    assert_non_null(strstr(t, "\nload balance: each kernel's total time on its slowest and its "
+                              "fastest rank, and the slowest over the mean of the ranks\n"));
+    /* A merged report of before the mean of the ranks: no imbalance. */
+    assert_non_null(strstr(t, "     2        0.200     #1        0.100      0    2.000        -  k\n"));
     free(t);
     model_free(&m);
 }

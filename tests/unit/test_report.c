@@ -233,18 +233,21 @@ static void test_json_job(void **state)
     r.host = "node\"7";
     r.rank = "007";
     r.world_size = 8;
+    r.job = "slurm-77.0";
     r.start_unix = 86400.25;
     char *buf = render_report(&r, 1);
     assert_non_null(strstr(buf, "\"host\": \"node\\\"7\",\n  \"rank\": 7,\n  \"local_rank\": null,\n"
-                                "  \"world_size\": 8,\n  \"start_time\": \"1970-01-02T00:00:00.250Z\",\n"
+                                "  \"world_size\": 8,\n  \"job\": \"slurm-77.0\",\n"
+                                "  \"start_time\": \"1970-01-02T00:00:00.250Z\",\n"
                                 "  \"end_time\": null,\n"));
     free(buf);
     buf = render_report(&r, 0);
-    assert_non_null(strstr(buf, "\nhost     node\"7, rank 007 of 8\n"));
+    assert_non_null(strstr(buf, "\nhost     node\"7, rank 007 of 8, job slurm-77.0\n"));
     free(buf);
     char *j = render(1); /* none known */
     assert_non_null(strstr(j, "\"host\": null,\n  \"rank\": null,\n  \"local_rank\": null,\n"
-                              "  \"world_size\": null,\n  \"start_time\": null,\n  \"end_time\": null,\n"));
+                              "  \"world_size\": null,\n  \"job\": null,\n  \"start_time\": null,\n"
+                              "  \"end_time\": null,\n"));
     free(j);
 }
 

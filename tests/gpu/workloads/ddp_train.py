@@ -2,11 +2,15 @@
 all-reduce), SGD step; 30 iterations on each rank's GPU. Rank 0 prints the final loss.
 
 usage: torchrun --standalone --nproc-per-node 2 ddp_train.py [--iters N] [--mark DIR]
+                                                             [--slow-rank R --slow-cycles C]
 With DDP_BACKEND=gloo (a machine of one GPU, where NCCL cannot put two ranks on one device),
 the ranks share GPU 0 and all-reduce through gloo.
 --mark DIR (live_kill.py): each iteration also launches one spin kernel (torch.cuda._sleep),
 and every 10 iterations, once the GPU is done with them, the rank writes how many it made to
 DIR/mark-RANK (replaced whole); --iters 0 then runs until it is killed.
+--slow-rank R (straggler.py): rank R also spins C GPU clock cycles each iteration before its
+backward pass (torch.cuda._sleep, a compute kernel), so that the other ranks wait for it in
+DDP's all-reduce.
 """
 import argparse
 import os
@@ -23,6 +27,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--mark")
+    ap.add_argument("--slow-rank", type=int, default=-1)
+    ap.add_argument("--slow-cycles", type=int, default=2000000)
     a = ap.parse_args()
     rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     local = local % torch.cuda.device_count()
@@ -40,6 +46,8 @@ def main():
         x = torch.randn(256, 512, device="cuda", generator=g)
         y = torch.randint(0, 10, (256,), device="cuda", generator=g)
         loss = torch.nn.functional.cross_entropy(ddp(x), y)
+        if rank == a.slow_rank:
+            torch.cuda._sleep(a.slow_cycles)
         opt.zero_grad()
         loss.backward()
         opt.step()
