@@ -20,6 +20,7 @@ Prometheus, series) runs as it is, its table appended.
 
 usage: straggler.py --lib LIB --ktime BUILD/tools/ktime [--promcheck BUILD/tests/e2e/promcheck]
                     [--torchrun /opt/torch/.venv/bin/torchrun] [--slow-cycles N] --out DIR
+                    [--parts end,kill,live]
 Writes DIR/straggler.md; prints a PASS/FAIL table last. Exit 0 when every check passed, 1
 otherwise; 77 with fewer than 2 GPUs.
 """
@@ -70,11 +71,13 @@ def base_env(extra):
     return env
 
 
-def job_cmd(a, iters):
+def job_cmd(a, iters, mark=None):
+    """The job; iters 0 with a mark folder runs until killed (ddp_train.py's --mark)."""
     trun = [a.torchrun] if a.torchrun else [sys.executable, "-m", "torch.distributed.run"]
     return trun + ["--standalone", "--nproc-per-node", "2",
                    os.path.join(HERE, "workloads", "ddp_train.py"), "--iters", str(iters),
-                   "--slow-rank", "1", "--slow-cycles", str(a.slow_cycles)]
+                   "--slow-rank", "1", "--slow-cycles", str(a.slow_cycles)] + \
+        (["--mark", mark] if mark else [])
 
 
 def verdict_checks(check, what, j):
@@ -132,7 +135,7 @@ def part_kill(a, d, check):
                     "KTIME_INTERVAL": "1", "KTIME_JOB_WAIT": "10"})
     with open(os.path.join(d, "kill.out"), "w") as out, \
             open(os.path.join(d, "kill.err"), "w") as err:
-        job = subprocess.Popen(job_cmd(a, 0), env=env, cwd=d, stdout=out, stderr=err,
+        job = subprocess.Popen(job_cmd(a, 0, d), env=env, cwd=d, stdout=out, stderr=err,
                                start_new_session=True)
     allp = os.path.join(d, "kill-all.json")
     try:
@@ -166,7 +169,9 @@ def main():
     ap.add_argument("--slow-cycles", type=int, default=4000000)
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--out", default=os.environ.get("OUT", "straggler-out"))
+    ap.add_argument("--parts", default="end,kill,live", help="which of end, kill, live to run")
     a = ap.parse_args()
+    parts = a.parts.split(",")
     if gpus() < 2:
         print("fewer than 2 GPUs")
         sys.exit(77)
@@ -180,13 +185,16 @@ def main():
     def check(desc, ok, detail=""):
         checks.append((desc, bool(ok), detail or ("ok" if ok else "failed")))
 
-    part_end(a, d, check)
-    part_kill(a, d, check)
-    live = [sys.executable, os.path.join(HERE, "live_kill.py"), "--lib", a.lib, "--ktime",
-            a.ktime, "--out", a.out] + (["--promcheck", a.promcheck] if a.promcheck else [])
-    lk = subprocess.run(live, capture_output=True, text=True, timeout=900)
-    check("live_kill.py: every check passed (its table in live-kill.md)", lk.returncode == 0,
-          lk.stdout.strip().splitlines()[-1] if lk.stdout.strip() else lk.stderr.strip()[-300:])
+    if "end" in parts:
+        part_end(a, d, check)
+    if "kill" in parts:
+        part_kill(a, d, check)
+    if "live" in parts:
+        live = [sys.executable, os.path.join(HERE, "live_kill.py"), "--lib", a.lib, "--ktime",
+                a.ktime, "--out", a.out] + (["--promcheck", a.promcheck] if a.promcheck else [])
+        lk = subprocess.run(live, capture_output=True, text=True, timeout=900)
+        check("live_kill.py: every check passed (its table in live-kill.md)", lk.returncode == 0,
+              lk.stdout.strip().splitlines()[-1] if lk.stdout.strip() else lk.stderr.strip()[-300:])
     npass = sum(1 for _, ok, _ in checks if ok)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version",
                           "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
