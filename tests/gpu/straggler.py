@@ -25,7 +25,6 @@ Writes DIR/straggler.md; prints a PASS/FAIL table last. Exit 0 when every check 
 otherwise; 77 with fewer than 2 GPUs.
 """
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -35,32 +34,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SPIN = "spin_kernel"  # torch.cuda._sleep's kernel (its mangled name holds this)
-
-
-def gpus():
-    if not shutil.which("nvidia-smi"):
-        return 0
-    out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
-    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
-
-
-def load(p):
-    try:
-        with open(p) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def wait(cond, limit_s):
-    """Until cond() (at most limit_s: a bound for a failing run, not a timing)."""
-    t = time.monotonic()
-    while not cond():
-        if time.monotonic() - t > limit_s:
-            return False
-        time.sleep(0.1)
-    return True
+sys.path.insert(0, HERE)
+from live_kill import SPIN, gpus, load, wait  # noqa: E402  (the same job's helpers)
 
 
 def base_env(extra):
