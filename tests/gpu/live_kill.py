@@ -66,6 +66,27 @@ def mark(d, rank):
         return 0
 
 
+
+def write_table(title, extra, checks, files, path, name):
+    """The checks' table, headed by the date and the GPUs, to path and stdout; the exit
+    status: 0 when every check passed."""
+    npass = sum(1 for _, ok, _ in checks if ok)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version",
+                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    text = "\n".join(
+        ["# " + title, "",
+         "%s UTC; %s%s" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), smi.replace("\n", "; "),
+                          extra), "",
+         "| check | result | detail |", "| --- | --- | --- |"] +
+        ["| %s | %s | %s |" % (c, "PASS" if ok else "FAIL", det.replace("|", "/")[:300])
+         for c, ok, det in checks] +
+        ["", "%s: %s (%d of %d checks passed); files in %s" % (
+            name, "PASS" if npass == len(checks) else "FAIL", npass, len(checks), files)])
+    with open(path, "w") as f:
+        f.write(text + "\n")
+    print(text)
+    return 0 if checks and npass == len(checks) else 1
+
 def wait(cond, limit_s):
     """Until cond() (at most limit_s: a bound for a failing run, not a timing)."""
     t = time.monotonic()
@@ -200,23 +221,9 @@ def main():
               lines and bad <= 1, "%d lines, %d not JSON" % (len(lines), bad))
         check("rank %d: the series adds up to at most the report's counts" % rank, not over,
               "over: %s" % over[:3])
-    npass = sum(1 for _, ok, _ in checks if ok)
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version",
-                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
-    text = "\n".join(
-        ["# ktime always on: a 2-rank DDP job killed with SIGKILL (tests/gpu/live_kill.py)", "",
-         "%s UTC; %s%s" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), smi.replace("\n", "; "),
-                          "; --one-gpu" if a.one_gpu else ""), "",
-         "| check | result | detail |", "| --- | --- | --- |"] +
-        ["| %s | %s | %s |" % (c, "PASS" if ok else "FAIL", det.replace("|", "/")[:300])
-         for c, ok, det in checks] +
-        ["", "live_kill.py: %s (%d of %d checks passed); files in %s" % (
-            "PASS" if npass == len(checks) else "FAIL", npass, len(checks), d)])
-    with open(os.path.join(a.out, "live-kill.md"), "w") as f:
-        f.write(text + "\n")
-    print(text)
-    sys.exit(0 if checks and npass == len(checks) else 1)
-
+    sys.exit(write_table("ktime always on: a 2-rank DDP job killed with SIGKILL (tests/gpu/live_kill.py)",
+                         "; --one-gpu" if a.one_gpu else "", checks, d,
+                         os.path.join(a.out, "live-kill.md"), "live_kill.py"))
 
 if __name__ == "__main__":
     main()

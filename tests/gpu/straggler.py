@@ -31,11 +31,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from live_kill import SPIN, gpus, load, wait  # noqa: E402  (the same job's helpers)
+from live_kill import SPIN, gpus, load, wait, write_table  # noqa: E402  (the same job's helpers)
 
 
 def base_env(extra):
@@ -170,23 +169,9 @@ def main():
         lk = subprocess.run(live, capture_output=True, text=True, timeout=900)
         check("live_kill.py: every check passed (its table in live-kill.md)", lk.returncode == 0,
               lk.stdout.strip().splitlines()[-1] if lk.stdout.strip() else lk.stderr.strip()[-300:])
-    npass = sum(1 for _, ok, _ in checks if ok)
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version",
-                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
-    text = "\n".join(
-        ["# The job's verdict: a 2-rank DDP job, rank 1 slower (tests/gpu/straggler.py)", "",
-         "%s UTC; %s; --slow-cycles %d" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-                                           smi.replace("\n", "; "), a.slow_cycles), "",
-         "| check | result | detail |", "| --- | --- | --- |"] +
-        ["| %s | %s | %s |" % (c, "PASS" if ok else "FAIL", det.replace("|", "/")[:300])
-         for c, ok, det in checks] +
-        ["", "straggler.py: %s (%d of %d checks passed); files in %s" % (
-            "PASS" if npass == len(checks) else "FAIL", npass, len(checks), d)])
-    with open(os.path.join(a.out, "straggler.md"), "w") as f:
-        f.write(text + "\n")
-    print(text)
-    sys.exit(0 if checks and npass == len(checks) else 1)
-
+    sys.exit(write_table("The job's verdict: a 2-rank DDP job, rank 1 slower (tests/gpu/straggler.py)",
+                         "; --slow-cycles %d" % a.slow_cycles, checks, d,
+                         os.path.join(a.out, "straggler.md"), "straggler.py"))
 
 if __name__ == "__main__":
     main()
